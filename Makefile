@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# shiftfs: the one entry point.
+#
+#   make                 build the module (for KVER) and shiftctl
+#   make check           host unit tests, then the guest test suite on the
+#                        6.1 and 6.12 cloud kernels (or just KVER if given)
+#   make test            check, then the end-to-end tests
+#   make demo            the cover-letter scene, narrated, in a guest
+#   make bench           benchmarks in a guest (not tests)
+#   make install         shiftctl, man page, LXC hook, module source (DKMS)
+#
+# KVER selects the kernel: a series (6.1, 6.12) or a release
+# (6.1.0-57-cloud-amd64).  Releases are resolved from apt, never hard-coded.
+# Everything built or downloaded goes under build/ (git-ignored).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+KVER_6.1 := $(shell $(TOP)/images/kver.sh 6.1)
+KVER_6.12 := $(shell $(TOP)/images/kver.sh 6.12)
+
+ifeq ($(origin KVER),command line)
+KVER := $(shell $(TOP)/images/kver.sh $(KVER))
+KVERS := $(KVER)
+else
+KVER := $(KVER_6.1)
+KVERS := $(KVER_6.1) $(KVER_6.12)
+endif
+ifeq ($(strip $(KVER)),)
+$(error could not resolve KVER from apt; see images/kver.sh)
+endif
+
+KDIR ?= /usr/src/linux-headers-$(KVER)
+TESTS ?=
+
+CC ?= cc
+TEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -I$(TOP)/tests
+TEST_LDLIBS := -lcap -lpthread
+
+GUEST_TEST_SRCS := $(wildcard tests/guest/*.c)
+GUEST_TEST_SCRIPTS := $(wildcard tests/guest/*.sh)
+GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TEST_SRCS)) \
+		   $(patsubst tests/guest/%.sh,$(BUILD)/tests/guest/%,$(GUEST_TEST_SCRIPTS))
+MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
+
+.PHONY: all setup module shiftctl guest-tests initramfs check check-unit \
+	check-guest check-runner test e2e demo bench install uninstall clean \
+	lint kvers
+
+all: module shiftctl
+
+kvers:
+	@echo "KVER=$(KVER)"; echo "KVERS=$(KVERS)"
+
+# Install what is missing (a no-op when all is there), for every kernel
+# this run uses.
+setup:
+	@$(TOP)/images/setup-host.sh $(KVERS)
+
+# ---- module ---------------------------------------------------------------
+
+# Built in a copy under build/KVER/module so that the source tree stays
+# clean and each kernel keeps its own objects.
+module: setup
+	@$(MAKE) --no-print-directory module-one K=$(KVER)
+
+module-one: $(BUILD)/$(K)/shiftfs.ko
+
+$(BUILD)/%/shiftfs.ko: $(MODULE_SRCS)
+	@mkdir -p $(BUILD)/$*/module
+	@cp -p $(MODULE_SRCS) $(BUILD)/$*/module/
+	$(MAKE) -C /usr/src/linux-headers-$* M=$(BUILD)/$*/module modules
+	cp $(BUILD)/$*/module/shiftfs.ko $@
+
+$(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_warn.c tests/selftest/Kbuild
+	@mkdir -p $(BUILD)/$*/selftest
+	@cp -p $^ $(BUILD)/$*/selftest/
+	$(MAKE) -C /usr/src/linux-headers-$* M=$(BUILD)/$*/selftest modules
+
+# W=1 and sparse on both kernels, and checkpatch when a kernel source tree
+# is around (linux-source-*).
+lint: setup
+	@set -e; for k in $(KVERS); do \
+		rm -rf $(BUILD)/lint/$$k; mkdir -p $(BUILD)/lint/$$k; \
+		cp -p $(MODULE_SRCS) $(BUILD)/lint/$$k/; \
+		echo "== $$k: W=1 C=1"; \
+		$(MAKE) -C /usr/src/linux-headers-$$k M=$(BUILD)/lint/$$k W=1 C=1 modules 2>&1 | \
+			tee $(BUILD)/lint/$$k.log; \
+		! grep -E 'warning:|error:' $(BUILD)/lint/$$k.log; \
+	done
+
+# ---- userspace ------------------------------------------------------------
+
+shiftctl: setup
+	@if [ -f shiftctl/Makefile ]; then \
+		$(MAKE) --no-print-directory -C shiftctl BUILD=$(BUILD)/shiftctl; \
+	fi
+
+$(BUILD)/tests/guest/%: tests/guest/%.c tests/harness.h $(wildcard tests/guest/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDLIBS)
+
+$(BUILD)/tests/guest/%: tests/guest/%.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+guest-tests: $(GUEST_TEST_BINS)
+
+# ---- guest ----------------------------------------------------------------
+
+initramfs: module shiftctl guest-tests
+	@$(MAKE) --no-print-directory initramfs-one K=$(KVER)
+
+initramfs-one:
+	@$(TOP)/images/fetch-kernel.sh $(K) $(BUILD)
+	@$(MAKE) --no-print-directory $(BUILD)/$(K)/shiftfs.ko \
+		$(BUILD)/$(K)/selftest/shiftfs_selftest_warn.ko
+	@$(TOP)/images/mkinitramfs.sh $(K) $(BUILD) $(BUILD)/$(K)/initramfs.cpio
+
+# The guest suite on one kernel (KVER); TESTS=pattern narrows it.
+check-guest: initramfs
+	@$(TOP)/tests/run-guest.sh $(if $(TESTS),-t $(TESTS)) $(KVER) $(BUILD)
+
+# ---- tests ----------------------------------------------------------------
+
+check-unit: shiftctl
+	@if [ -f tests/unit/Makefile ]; then \
+		$(MAKE) --no-print-directory -C tests/unit BUILD=$(BUILD)/unit check; \
+	fi
+
+check-runner: initramfs
+	@$(TOP)/tests/runner-selftest.sh $(KVER) $(BUILD)
+
+# Fast tier: unit tests, the runner's own test, then the guest suite on
+# every kernel in KVERS.  Each part prints "N passed, N failed"; the
+# summary at the end adds them up.
+check: setup
+	@$(TOP)/tests/check.sh "$(KVERS)" $(BUILD) $(if $(TESTS),$(TESTS))
+
+test: check
+
+demo: setup
+	@$(MAKE) --no-print-directory initramfs
+	@$(TOP)/tests/run-guest.sh -c /tests/demo-cover-letter $(KVER) $(BUILD)
+
+install:
+	@$(MAKE) --no-print-directory -C shiftctl install
+
+uninstall:
+	@$(MAKE) --no-print-directory -C shiftctl uninstall
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Build the busybox initramfs the fast guest tests boot.
+#
+#   images/mkinitramfs.sh KVER BUILD_DIR OUT.cpio
+#
+# Contents: static busybox; the kernel's own modules the tests use (loop,
+# overlay, xfs, btrfs, fuse and what they depend on) plus shiftfs.ko from
+# BUILD_DIR/KVER/; the test programs from BUILD_DIR/tests/guest/; shiftctl
+# when built; the host tools the tests drive (mkfs.*, setfacl, setcap,
+# stress-ng, unshare, bindfs...) with the shared libraries they need.
+set -eu
+
+kver=$1
+build=$(cd "$2" && pwd)
+out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=$build/$kver/kernel
+root=$build/$kver/initramfs
+
+[ -f "$kernel/.unpacked" ] || {
+	echo "mkinitramfs.sh: no kernel unpacked in $kernel (run images/fetch-kernel.sh)" >&2
+	exit 1
+}
+[ -f "$build/$kver/shiftfs.ko" ] || {
+	echo "mkinitramfs.sh: $build/$kver/shiftfs.ko is missing (make module KVER=$kver)" >&2
+	exit 1
+}
+
+rm -rf "$root"
+mkdir -p "$root"
+cd "$root"
+mkdir -p bin sbin usr/bin usr/sbin lib lib64 etc proc sys dev tmp run \
+	root tests mnt var/tmp
+
+# busybox and its applets, as symlinks made here (no --install at boot).
+cp /bin/busybox bin/busybox
+for applet in $(/bin/busybox --list-full); do
+	[ -e "$applet" ] || ln -s /bin/busybox "$applet"
+done
+
+# Copy a dynamically linked program and the libraries it needs, at the
+# same paths as on the host.
+copy_prog() {
+	src=$(command -v "$1" 2>/dev/null) || {
+		echo "mkinitramfs.sh: $1 not found on the host" >&2
+		return 1
+	}
+	dst=${2:-$src}
+	mkdir -p "$root$(dirname "$dst")"
+	rm -f "$root$dst"
+	cp -L "$src" "$root$dst"
+	ldd "$src" 2>/dev/null | awk '/=> \// { print $3 } /^\t\// { print $1 }' |
+	while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+# Host tools the guest tests drive.  Those from util-linux replace busybox
+# applets of the same name, which lack options the tests need.
+for p in mke2fs mkfs.xfs mkfs.btrfs setfacl getfacl setcap getcap \
+	 getfattr setfattr stress-ng unshare nsenter losetup findmnt mount \
+	 umount bindfs fusermount kmod; do
+	copy_prog "$p"
+done
+for p in modprobe insmod rmmod lsmod depmod modinfo; do
+	rm -f "sbin/$p" "bin/$p" "usr/sbin/$p" "usr/bin/$p"
+	ln -s "$(command -v kmod)" "sbin/$p"
+done
+ln -sf "$(command -v mke2fs)" sbin/mkfs.ext4
+# mke2fs wants its config; util-linux mount wants an fstab.
+[ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf etc/
+: > etc/fstab
+echo "root:x:0:0:root:/root:/bin/sh" > etc/passwd
+echo "root:x:0:" > etc/group
+# stress-ng and some tests want an unprivileged user that exists.
+echo "nobody:x:65534:65534:nobody:/:/bin/false" >> etc/passwd
+echo "nogroup:x:65534:" >> etc/group
+
+# Kernel modules: filesystems and what they need, then depmod.
+msrc=$kernel/lib/modules/$kver
+mdst=lib/modules/$kver
+mkdir -p "$mdst/kernel/drivers/block" "$mdst/extra"
+cp -a "$msrc/kernel/fs" "$msrc/kernel/lib" "$msrc/kernel/crypto" "$mdst/kernel/"
+cp -a "$msrc/kernel/drivers/block/"loop.ko* "$mdst/kernel/drivers/block/"
+cp -a "$msrc"/modules.builtin* "$msrc"/modules.order "$mdst/" 2>/dev/null || true
+cp "$build/$kver/shiftfs.ko" "$mdst/extra/"
+if [ -f "$build/$kver/selftest/shiftfs_selftest_warn.ko" ]; then
+	mkdir -p lib/modules/selftest
+	cp "$build/$kver/selftest/shiftfs_selftest_warn.ko" lib/modules/selftest/
+fi
+depmod -b "$root" "$kver"
+
+# Test programs and shiftctl.
+if [ -d "$build/tests/guest" ]; then
+	for t in "$build/tests/guest/"*; do
+		[ -x "$t" ] || continue
+		copy_prog "$t" "/tests/${t##*/}"
+	done
+fi
+if [ -x "$build/shiftctl/shiftctl" ]; then
+	copy_prog "$build/shiftctl/shiftctl" /usr/sbin/shiftctl
+fi
+
+cp "$here/init" init
+chmod +x init
+
+# Uncompressed: under TCG the kernel unpacks it faster than it inflates.
+find . -print0 | sort -z | cpio --null -o -H newc --quiet > "$out.tmp"
+mv "$out.tmp" "$out"

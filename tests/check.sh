@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The fast tier ("make check"): host unit tests, the guest runner's own
+# test, then the guest suite on each kernel.  Each part ends with an
+# "N passed, N failed" line; this adds them up and ends with its own.
+#
+#   tests/check.sh "KVER..." BUILD_DIR [PATTERN]
+set -u
+kvers=$1
+build=$2
+pattern=${3:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+logdir=$build/check
+mkdir -p "$logdir"
+
+passed=0
+failed=0
+skipped=0
+summary=()
+
+# run_part NAME CMD...: run a part, show its output, add up its counts.
+run_part() {
+	local name=$1 log line p f s rc
+	shift
+	log=$logdir/$(echo "$name" | tr -c 'A-Za-z0-9.+_-\n' '_').log
+	echo "==== $name"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		p=0; f=1; s=0
+		echo "check.sh: $name printed no result line (exit $rc)"
+	else
+		p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+		f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+		s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+		s=${s:-0}
+		# A part that failed without counting a failure still failed.
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1
+		fi
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	summary+=("$(printf '%-45s %s passed, %s failed, %s skipped' "$name" "$p" "$f" "$s")")
+	grep -A 1000 '^SKIPPED:' "$log" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
+		sed "s|^ *|  SKIP [$name] |" >> "$logdir/skips"
+}
+
+rm -f "$logdir/skips"
+start=$(date +%s)
+if [ -z "$pattern" ]; then
+	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
+fi
+first=1
+for k in $kvers; do
+	if ! make -s --no-print-directory -C "$top" initramfs KVER="$k" > "$logdir/build-$k.log" 2>&1; then
+		cat "$logdir/build-$k.log"
+		echo "check.sh: build for $k failed (log: $logdir/build-$k.log)"
+		failed=$((failed + 1))
+		summary+=("$(printf '%-45s build FAILED' "guest $k")")
+		continue
+	fi
+	if [ $first -eq 1 ] && [ -z "$pattern" ]; then
+		run_part "runner self-test ($k)" "$top/tests/runner-selftest.sh" "$k" "$build"
+	fi
+	first=0
+	run_part "guest $k" "$top/tests/run-guest.sh" ${pattern:+-t "$pattern"} "$k" "$build"
+done
+end=$(date +%s)
+
+echo "==== summary ($((end - start))s; logs in $logdir/)"
+printf '%s\n' "${summary[@]}"
+if [ -s "$logdir/skips" ]; then
+	echo "skipped tests:"
+	cat "$logdir/skips"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

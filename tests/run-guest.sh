@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Boot the busybox initramfs guest for one kernel, run the guest test
+# programs, and judge the run.
+#
+#   tests/run-guest.sh [-t PATTERN] [-s SELFTEST] [-c CMD] [-T SECS] KVER BUILD_DIR
+#
+#   -t PATTERN  run only test programs whose name contains PATTERN
+#   -s warn     load the self-test module that WARNs (runner self-test)
+#   -c CMD      run CMD in the guest instead of the tests (benchmarks)
+#   -T SECS     whole-guest timeout (default 1200)
+#
+# Failure is assumed until the guest says it finished: a guest that
+# crashes, hangs or never reports counts as failed.  The kernel log is
+# scanned (tests/scan-kernel-log.sh) and any WARN/BUG/Oops/lockdep/
+# refcount report fails the run.  The last line is
+# "N passed, N failed[, N skipped]".
+set -u
+
+tests=
+selftest=
+cmd=
+limit=1200
+while getopts t:s:c:T: opt; do
+	case $opt in
+	t) tests=$OPTARG ;;
+	s) selftest=$OPTARG ;;
+	c) cmd=$OPTARG ;;
+	T) limit=$OPTARG ;;
+	*) echo "usage: $0 [-t PATTERN] [-s SELFTEST] [-c CMD] [-T SECS] KVER BUILD_DIR" >&2
+	   exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 2 ] || { echo "usage: $0 [-t PATTERN] [-s SELFTEST] [-c CMD] [-T SECS] KVER BUILD_DIR" >&2; exit 2; }
+kver=$1
+build=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+
+kernel=$build/$kver/kernel/boot/vmlinuz-$kver
+initrd=$build/$kver/initramfs.cpio
+logs=$build/$kver/logs
+for f in "$kernel" "$initrd"; do
+	[ -f "$f" ] || { echo "run-guest.sh: $f is missing" >&2; exit 1; }
+done
+mkdir -p "$logs"
+console=$logs/console.log
+tap=$logs/tap.log
+: > "$console"
+: > "$tap"
+
+# /dev/kvm may exist and still hang (nested virtualisation here does):
+# boot the kernel with no root under KVM once, with a short timeout, and
+# remember the answer for this build tree.
+probe_accel() {
+	cache=$build/accel
+	if [ -f "$cache" ]; then
+		cat "$cache"
+		return
+	fi
+	accel=tcg
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		if timeout 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+			-nodefaults -display none -no-reboot \
+			-kernel "$kernel" -append "panic=-1 console=ttyS0" \
+			-serial none >/dev/null 2>&1; then
+			accel=kvm
+		fi
+	fi
+	echo "$accel" > "$cache"
+	echo "$accel"
+}
+
+accel=$(probe_accel)
+if [ "$accel" = kvm ]; then
+	cpu="-accel kvm -cpu host"
+else
+	cpu="-accel tcg,thread=multi -cpu max"
+fi
+
+append="console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init"
+[ -n "$tests" ] && append="$append shiftfs.tests=$tests"
+[ -n "$selftest" ] && append="$append shiftfs.selftest=$selftest"
+[ -n "$cmd" ] && append="$append shiftfs.cmd=$cmd"
+
+echo "run-guest.sh: booting $kver ($accel), logs in $logs/"
+start=$(date +%s)
+timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m 2048 -smp 2 \
+	-nodefaults -display none -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	-serial "file:$console" -serial "file:$tap" \
+	</dev/null >"$logs/qemu.log" 2>&1 &
+qpid=$!
+tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
+wait $qpid
+qrc=$?
+end=$(date +%s)
+echo "run-guest.sh: guest ran $((end - start))s (qemu exit $qrc)"
+
+failed_reasons=
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	failed_reasons="guest TIMEOUT after ${limit}s"
+fi
+if ! grep -q '^SHIFTFS-GUEST-DONE' "$tap"; then
+	failed_reasons="${failed_reasons:+$failed_reasons; }guest did not finish (crash or hang; see $console)"
+fi
+if ! grep -q '^SHIFTFS-DMESG-END' "$console"; then
+	failed_reasons="${failed_reasons:+$failed_reasons; }guest kernel log incomplete"
+fi
+if ! kbad=$("$here/scan-kernel-log.sh" "$console"); then
+	echo "run-guest.sh: kernel log reports:"
+	echo "$kbad" | sed 's/^/  /' | head -n 40
+	failed_reasons="${failed_reasons:+$failed_reasons; }kernel log shows WARN/BUG/Oops/lockdep/refcount reports"
+fi
+
+# Count TAP results per program; a program that exits non-zero without a
+# "not ok", or reports fewer results than its plan, counts as one failure.
+awk -v reasons="$failed_reasons" -v cmdmode="$cmd" '
+function close_prog() {
+	if (prog == "")
+		return
+	if (!cmdmode && plan >= 0 && seen < plan) {
+		failed++
+		fails[++nf] = prog ": " (plan - seen) " planned tests never reported"
+	}
+	if (!cmdmode && plan < 0) {
+		failed++
+		fails[++nf] = prog ": printed no TAP plan"
+	}
+	if (rc != 0 && progfail == 0) {
+		failed++
+		fails[++nf] = prog ": exited " rc
+	}
+	prog = ""
+}
+{ sub(/\r$/, "") }
+/^# program: / { close_prog(); prog = $3; plan = -1; seen = 0; rc = 0; progfail = 0; next }
+/^# exit: / { rc = $4; next }
+/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
+/^ok / {
+	seen++
+	if ($0 ~ /# *SKIP/) {
+		skipped++
+		sub(/^ok [0-9]+ (- )?/, "")
+		skips[++ns] = prog ": " $0
+	} else {
+		passed++
+	}
+	next
+}
+/^not ok / {
+	seen++; failed++; progfail++
+	sub(/^not ok [0-9]+ (- )?/, "")
+	fails[++nf] = prog ": " $0
+	next
+}
+END {
+	close_prog()
+	if (reasons != "") {
+		failed++
+		fails[++nf] = "guest: " reasons
+	}
+	if (passed + failed == 0 && !cmdmode) {
+		failed++
+		fails[++nf] = "guest: no test ran"
+	}
+	if (ns) {
+		print "SKIPPED:"
+		for (i = 1; i <= ns; i++) print "  " skips[i]
+	}
+	if (nf) {
+		print "FAILED:"
+		for (i = 1; i <= nf; i++) print "  " fails[i]
+	}
+	printf "%d passed, %d failed", passed, failed
+	if (skipped) printf ", %d skipped", skipped
+	printf "\n"
+	exit failed ? 1 : 0
+}' "$tap"

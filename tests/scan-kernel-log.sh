@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Scan a guest console/kernel log for reports that mean the kernel went
+# wrong, whatever the tests said: WARN, BUG, Oops, lockdep, refcount,
+# list corruption, hung tasks, UBSAN, panics.
+#
+#   tests/scan-kernel-log.sh LOG
+#
+# Prints each offending line and exits 1 if there is one, else exits 0.
+set -eu
+log=$1
+[ -r "$log" ] || { echo "scan-kernel-log.sh: cannot read $log" >&2; exit 2; }
+
+pattern='WARNING: CPU:|------------\[ cut here \]------------|BUG: |kernel BUG at|Oops:|general protection fault|Kernel panic|refcount_t: |possible circular locking|possible recursive locking|INFO: lockdep|inconsistent lock state|lockdep: |list_add corruption|list_del corruption|UBSAN: |blocked for more than [0-9]+ seconds|Unable to handle kernel|stack-protector|VFS: Busy inodes after unmount|kmemleak: [0-9]+ new suspected'
+
+# Only kernel-side lines count: test programs echo their own names and
+# messages on another port, but guard against a stray TAP line anyway.
+hits=$(grep -aE "$pattern" "$log" | grep -avE '^(ok|not ok|#) ' || true)
+if [ -n "$hits" ]; then
+	echo "$hits"
+	exit 1
+fi
+exit 0
