@@ -47,7 +47,7 @@ MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
 .PHONY: all setup module shiftctl guest-tests initramfs check check-unit \
 	check-guest check-runner test e2e demo bench install uninstall clean \
-	lint kvers
+	lint kvers install-userspace install-dkms-src dkms-install deb
 
 all: module shiftctl
 
@@ -143,13 +143,66 @@ test: check
 
 demo: setup
 	@$(MAKE) --no-print-directory initramfs
-	@$(TOP)/tests/run-guest.sh -c /tests/demo-cover-letter $(KVER) $(BUILD)
+	@$(TOP)/tests/run-guest.sh -c /usr/libexec/shiftfs/demo-cover-letter $(KVER) $(BUILD)
 
-install:
-	@$(MAKE) --no-print-directory -C shiftctl install
+# ---- installation ---------------------------------------------------------
 
+VERSION := $(shell cat $(TOP)/VERSION)
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR := $(PREFIX)/sbin
+MANDIR := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+# Where LXC looks for hooks and config snippets of a given prefix
+# (Debian's lxc package: /usr/share/lxc/{hooks,config}).
+LXCHOOKDIR := $(PREFIX)/share/lxc/hooks
+LXCCONFDIR := $(PREFIX)/share/lxc/config
+# DKMS only looks in /usr/src, whatever the prefix.
+DKMSSRCDIR := /usr/src/shiftfs-$(VERSION)
+DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
+
+INSTALLED_USERSPACE := $(SBINDIR)/shiftctl $(MANDIR)/man8/shiftctl.8 \
+	$(COMPLETIONDIR)/shiftctl $(LXCHOOKDIR)/shiftfs $(LXCCONFDIR)/shiftfs.conf
+
+install: install-userspace install-dkms-src
+
+install-userspace: shiftctl
+	$(MAKE) --no-print-directory -C shiftctl install BUILD=$(BUILD)/shiftctl \
+		PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 644 shiftctl/shiftctl.bash-completion $(DESTDIR)$(COMPLETIONDIR)/shiftctl
+	install -D -m 755 lxc-hook/shiftfs $(DESTDIR)$(LXCHOOKDIR)/shiftfs
+	install -d $(DESTDIR)$(LXCCONFDIR)
+	sed 's|@LXCHOOKDIR@|$(LXCHOOKDIR)|g' lxc-hook/shiftfs.conf > $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
+	chmod 644 $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
+
+install-dkms-src:
+	install -d $(DESTDIR)$(DKMSSRCDIR)
+	install -m 644 $(DKMS_FILES) $(DESTDIR)$(DKMSSRCDIR)/
+	sed 's/@VERSION@/$(VERSION)/g' module/dkms.conf > $(DESTDIR)$(DKMSSRCDIR)/dkms.conf
+	chmod 644 $(DESTDIR)$(DKMSSRCDIR)/dkms.conf
+
+# Removes exactly what install put there, then the directories install
+# created if they are left empty.
 uninstall:
-	@$(MAKE) --no-print-directory -C shiftctl uninstall
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_USERSPACE))
+	rm -f $(addprefix $(DESTDIR)$(DKMSSRCDIR)/,$(notdir $(DKMS_FILES)) dkms.conf)
+	-rmdir $(DESTDIR)$(DKMSSRCDIR) 2>/dev/null
+	@for d in $(SBINDIR) $(MANDIR)/man8 $(MANDIR) $(COMPLETIONDIR) \
+		$(PREFIX)/share/bash-completion $(LXCHOOKDIR) $(LXCCONFDIR) \
+		$(PREFIX)/share/lxc $(PREFIX)/share $(PREFIX) /usr/src /usr; do \
+		[ -n "$(DESTDIR)" ] || case $$d in /usr|/usr/src|/usr/local|/usr/share|/usr/local/share|/usr/sbin|/usr/local/sbin) continue;; esac; \
+		rmdir $(DESTDIR)$$d 2>/dev/null || true; \
+	done
+
+# Register, build and install the module with DKMS for KVER (run on the
+# machine that will load it, never needed for the tests).
+dkms-install: install-dkms-src
+	dkms add -m shiftfs -v $(VERSION) || true
+	dkms build -m shiftfs -v $(VERSION) -k $(KVER)
+	dkms install -m shiftfs -v $(VERSION) -k $(KVER)
+
+deb: shiftctl
+	@$(TOP)/images/deb/build-debs.sh $(TOP) $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

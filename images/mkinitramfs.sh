@@ -62,7 +62,7 @@ copy_prog() {
 # applets of the same name, which lack options the tests need.
 for p in mke2fs mkfs.xfs mkfs.btrfs setfacl getfacl setcap getcap \
 	 getfattr setfattr stress-ng unshare nsenter losetup findmnt mount \
-	 umount bindfs fusermount kmod; do
+	 umount setpriv bindfs fusermount kmod; do
 	copy_prog "$p"
 done
 for p in modprobe insmod rmmod lsmod depmod modinfo; do
@@ -103,6 +103,10 @@ fi
 if [ -x "$build/shiftctl/shiftctl" ]; then
 	copy_prog "$build/shiftctl/shiftctl" /usr/sbin/shiftctl
 fi
+
+# Guest-side helper scripts (demo, benchmarks).
+mkdir -p usr/libexec/shiftfs
+cp "$here"/guest-bin/* usr/libexec/shiftfs/
 
 cp "$here/init" init
 chmod +x init
