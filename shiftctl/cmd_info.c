@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shiftctl maps, list, check, and the mark/unmark placeholders.
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <libmount.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "json.h"
+#include "shiftctl.h"
+
+enum {
+	OPT_ALLOW_IDENTITY = CHAR_MAX + 1,
+};
+
+struct info_opts {
+	bool json;
+	bool allow_identity;
+};
+
+/*
+ * Options shared by maps, list and check.  Returns -1 to go on, or the
+ * exit status (help, version, usage error).
+ */
+static int info_options(const struct sc_cmd *cmd, int argc, char **argv,
+			struct info_opts *o, bool identity_ok)
+{
+	static const struct option longopts[] = {
+		{ "json",           no_argument, NULL, 'J' },
+		{ "allow-identity", no_argument, NULL, OPT_ALLOW_IDENTITY },
+		{ "help",           no_argument, NULL, 'h' },
+		{ "version",        no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "JhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			o->json = true;
+			break;
+		case OPT_ALLOW_IDENTITY:
+			if (!identity_ok)
+				return cmd_usage_error(cmd, "%s: unknown option --allow-identity",
+						       cmd->name);
+			o->allow_identity = true;
+			break;
+		case 'h':
+			cmd_usage(cmd, stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			print_version();
+			return EXIT_SUCCESS;
+		default:
+			return cmd_usage_error(cmd, NULL);
+		}
+	}
+	return -1;
+}
+
+int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	_cleanup_free_ char *options = NULL;
+	struct idmap uid, gid;
+	struct info_opts o;
+	pid_t pid;
+	int ret;
+
+	ret = info_options(cmd, argc, argv, &o, true);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1)
+		return cmd_usage_error(cmd, "maps: expected PID or CONTAINER");
+	if (container_resolve(argv[optind], &pid) ||
+	    pid_maps(pid, o.allow_identity, &uid, &gid))
+		return EXIT_FAILURE;
+	options = idmap_format_options(&uid, &gid);
+	if (!options) {
+		sc_warnx("out of memory");
+		return EXIT_FAILURE;
+	}
+	if (!o.json) {
+		printf("%s\n", options);
+		return EXIT_SUCCESS;
+	}
+	printf("{\"pid\":%d,\"uidmap\":", (int)pid);
+	json_idmap(stdout, &uid);
+	fputs(",\"gidmap\":", stdout);
+	json_idmap(stdout, &gid);
+	fputs(",\"options\":", stdout);
+	json_string(stdout, options);
+	fputs("}\n", stdout);
+	return EXIT_SUCCESS;
+}
+
+struct list_row {
+	const char *target;
+	const char *source;
+	const char *mode;	/* "ro" or "rw" */
+	char *options;		/* uidmap=...,gidmap=... as the kernel shows them */
+	struct idmap uid, gid;
+	bool maps_ok;
+};
+
+static void list_text(struct list_row *rows, size_t n)
+{
+	int wt = (int)strlen("TARGET"), ws = (int)strlen("SOURCE");
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((int)strlen(rows[i].target) > wt)
+			wt = (int)strlen(rows[i].target);
+		if ((int)strlen(rows[i].source) > ws)
+			ws = (int)strlen(rows[i].source);
+	}
+	printf("%-*s %-*s %-4s %s\n", wt, "TARGET", ws, "SOURCE", "MODE", "MAPS");
+	for (i = 0; i < n; i++)
+		printf("%-*s %-*s %-4s %s\n", wt, rows[i].target, ws,
+		       rows[i].source, rows[i].mode,
+		       rows[i].options && *rows[i].options ? rows[i].options : "-");
+}
+
+static void list_json(struct list_row *rows, size_t n)
+{
+	size_t i;
+
+	fputs("{\"filesystems\":[", stdout);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",{\"target\":" : "{\"target\":", stdout);
+		json_string(stdout, rows[i].target);
+		fputs(",\"source\":", stdout);
+		json_string(stdout, rows[i].source);
+		printf(",\"ro\":%s,\"options\":", strcmp(rows[i].mode, "ro") ? "false" : "true");
+		json_string(stdout, rows[i].options);
+		if (rows[i].maps_ok) {
+			fputs(",\"uidmap\":", stdout);
+			json_idmap(stdout, &rows[i].uid);
+			fputs(",\"gidmap\":", stdout);
+			json_idmap(stdout, &rows[i].gid);
+		}
+		fputc('}', stdout);
+	}
+	fputs("]}\n", stdout);
+}
+
+int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	struct libmnt_table *tb = NULL;
+	struct libmnt_iter *itr = NULL;
+	struct list_row *rows = NULL, *r;
+	struct libmnt_fs *fs;
+	size_t n = 0, i;
+	struct info_opts o;
+	int ret;
+
+	ret = info_options(cmd, argc, argv, &o, false);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 0)
+		return cmd_usage_error(cmd, "list: takes no arguments");
+
+	ret = EXIT_FAILURE;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	itr = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!tb || !itr) {
+		sc_warnx("/proc/self/mountinfo: cannot read the mount table");
+		goto out;
+	}
+	while (mnt_table_next_fs(tb, itr, &fs) == 0) {
+		const char *opts = mnt_fs_get_fs_options(fs);
+		const char *vfs = mnt_fs_get_vfs_options(fs);
+
+		if (!mnt_fs_match_fstype(fs, "shiftfs"))
+			continue;
+		r = realloc(rows, (n + 1) * sizeof(*rows));
+		if (!r) {
+			sc_warnx("out of memory");
+			goto out;
+		}
+		rows = r;
+		r = &rows[n++];
+		memset(r, 0, sizeof(*r));
+		r->target = mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?";
+		r->source = mnt_fs_get_source(fs) ? mnt_fs_get_source(fs) : "?";
+		r->mode = vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0 ?
+			  "ro" : "rw";
+		r->maps_ok = idmap_parse_options(opts ? opts : "", &r->uid,
+						 &r->gid, NULL, 0) == 0;
+		r->options = r->maps_ok ? idmap_format_options(&r->uid, &r->gid)
+					: strdup(opts ? opts : "");
+	}
+	if (o.json)
+		list_json(rows, n);
+	else if (n)
+		list_text(rows, n);
+	ret = EXIT_SUCCESS;
+out:
+	for (i = 0; i < n; i++)
+		free(rows[i].options);
+	free(rows);
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+	return ret;
+}
+
+/* check */
+
+struct check_item {
+	const char *name;
+	bool ok;
+	char detail[PATH_MAX + 64];
+};
+
+static char found_module[PATH_MAX];
+
+static int find_ko(const char *path, const struct stat *st, int flag,
+		   struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+
+	(void)st;
+	if (flag == FTW_F && !strncmp(base, "shiftfs.ko", 10)) {
+		snprintf(found_module, sizeof(found_module), "%s", path);
+		return 1;
+	}
+	return 0;
+}
+
+static void check_module(struct check_item *it, const char *release)
+{
+	_cleanup_free_ char *builtin = NULL;
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+
+	it->name = "module";
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", release);
+	snprintf(path, sizeof(path), "%s/modules.builtin", dir);
+	if (read_text(path, &builtin) == 0 && strstr(builtin, "/shiftfs.ko")) {
+		it->ok = true;
+		snprintf(it->detail, sizeof(it->detail), "built into the kernel");
+		return;
+	}
+	found_module[0] = '\0';
+	if (nftw(dir, find_ko, 32, FTW_PHYS) == 1) {
+		it->ok = true;
+		snprintf(it->detail, sizeof(it->detail), "%s", found_module);
+		return;
+	}
+	snprintf(it->detail, sizeof(it->detail),
+		 "no shiftfs.ko under %s (build and install module/)", dir);
+}
+
+static void check_loaded(struct check_item *it)
+{
+	it->name = "loaded";
+	it->ok = access("/sys/module/shiftfs", F_OK) == 0;
+	snprintf(it->detail, sizeof(it->detail), "%s",
+		 it->ok ? "/sys/module/shiftfs present"
+			: "not loaded (modprobe shiftfs)");
+}
+
+static void check_filesystem(struct check_item *it)
+{
+	_cleanup_free_ char *fs = NULL;
+
+	it->name = "filesystem";
+	it->ok = read_text("/proc/filesystems", &fs) == 0 &&
+		 strstr(fs, "\tshiftfs\n");
+	snprintf(it->detail, sizeof(it->detail), "%s",
+		 it->ok ? "shiftfs listed in /proc/filesystems"
+			: "shiftfs not in /proc/filesystems: mounts will fail");
+}
+
+static void check_mount_api(struct check_item *it)
+{
+	int fd, e;
+
+	it->name = "mount-api";
+	fd = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	it->ok = fd >= 0 || e != ENOSYS;
+	snprintf(it->detail, sizeof(it->detail), "%s",
+		 fd >= 0 ? "fsopen/fsconfig/fsmount/move_mount work" :
+		 e == ENOSYS ? "fsopen() is missing: kernel older than 5.2" :
+		 e == EPERM ? "fsopen() present (not tried: needs CAP_SYS_ADMIN)" :
+			      "fsopen() present");
+}
+
+static void check_idmapped(struct check_item *it)
+{
+	/* size 0 is refused with EINVAL by any kernel that has the call */
+	int rc = mount_setattr(-EBADF, "", 0, NULL, 0);
+
+	it->name = "idmapped-mounts";
+	it->ok = rc == 0 || errno != ENOSYS;
+	snprintf(it->detail, sizeof(it->detail), "%s",
+		 it->ok ? "mount_setattr() present (MOUNT_ATTR_IDMAP, 5.12+)"
+			: "mount_setattr() missing: kernel older than 5.12");
+}
+
+static void check_loop(struct check_item *it)
+{
+	it->name = "loop";
+	it->ok = access("/dev/loop-control", F_OK) == 0;
+	snprintf(it->detail, sizeof(it->detail), "%s",
+		 it->ok ? "/dev/loop-control present: image files can be mounted"
+			: "/dev/loop-control missing: only directories can be mounted");
+}
+
+int cmd_check(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	struct check_item items[6];
+	struct info_opts o;
+	struct utsname u;
+	bool usable;
+	size_t i, n = 0;
+	int ret;
+
+	ret = info_options(cmd, argc, argv, &o, false);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 0)
+		return cmd_usage_error(cmd, "check: takes no arguments");
+	memset(items, 0, sizeof(items));
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+
+	check_module(&items[n++], u.release);
+	check_loaded(&items[n++]);
+	check_filesystem(&items[n++]);
+	check_mount_api(&items[n++]);
+	check_idmapped(&items[n++]);
+	check_loop(&items[n++]);
+	/* what a shiftfs mount needs: the fs type registered, the new API */
+	usable = items[2].ok && items[3].ok;
+
+	if (o.json) {
+		fputs("{\"kernel\":", stdout);
+		json_string(stdout, u.release);
+		printf(",\"usable\":%s,\"checks\":[", usable ? "true" : "false");
+		for (i = 0; i < n; i++) {
+			fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
+			json_string(stdout, items[i].name);
+			printf(",\"ok\":%s,\"detail\":", items[i].ok ? "true" : "false");
+			json_string(stdout, items[i].detail);
+			fputc('}', stdout);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		printf("kernel %s\n", u.release);
+		for (i = 0; i < n; i++)
+			printf("%-16s %-8s %s\n", items[i].name,
+			       items[i].ok ? "ok" : "missing", items[i].detail);
+		printf("shiftfs is %s\n", usable ? "usable" : "not usable");
+	}
+	return usable ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/*
+ * The mark scheme (host root marks a tree with the maps it allows, a
+ * user namespace root then mounts from it) is not in the module yet.  When
+ * it is, mark becomes shift_build() with a "mark" flag on DIR itself and
+ * unmark an umount of that mark; both keep this command-table entry.
+ */
+int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	int ret;
+
+	ret = plain_options(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1)
+		return cmd_usage_error(cmd, "%s: expected DIR", cmd->name);
+	sc_warnx("%s %s: not supported by this kernel module yet", cmd->name,
+		 argv[optind]);
+	return EXIT_FAILURE;
+}

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Building a shiftfs mount, detached, with the new mount API.
+ *
+ * Nothing is visible until the caller move_mount()s the returned fd into
+ * place: a directory is shifted directly; an image file is attached to an
+ * autoclear loop device, its filesystem mounted detached, and shiftfs
+ * layered on that.  Every early return closes what it opened, and closing
+ * a detached mount fd dissolves the mount, whose last reference to the
+ * loop device then clears it: a failure leaves nothing behind.
+ */
+#include <blkid.h>
+#include <fcntl.h>
+#include <libmount.h>
+#include <linux/loop.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "shiftctl.h"
+
+/* Print what the kernel logged on an fs_context fd ("e shiftfs: ..."). */
+static void drain_log(int fsfd, bool print)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = read(fsfd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		while (n && buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		if (!print)
+			continue;
+		if (n > 2 && buf[1] == ' ' && buf[0] == 'w')
+			sc_warnx("warning: %s", buf + 2);
+		else if (n > 2 && buf[1] == ' ' && strchr("eiw", buf[0]))
+			sc_warnx("%s", buf + 2);
+		else
+			sc_warnx("%s", buf);
+	}
+}
+
+static int fs_fail(int fsfd, bool quiet, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fs_fail(int fsfd, bool quiet, const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	if (!quiet) {
+		fputs("shiftctl: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, ": %s\n", strerror(errnum));
+	}
+	drain_log(fsfd, !quiet);
+	return -errnum;
+}
+
+static int open_fs(const char *type, const char *display)
+{
+	int fd, e;
+
+	fd = fsopen(type, FSOPEN_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	e = errno;
+	if (e == ENODEV && !strcmp(type, "shiftfs"))
+		sc_warnx("shiftfs: filesystem not available in this kernel (modprobe shiftfs; see 'shiftctl check')");
+	else if (e == ENODEV)
+		sc_warnx("%s: filesystem type %s is not supported by this kernel",
+			 display, type);
+	else if (e == ENOSYS)
+		sc_warnx("this kernel lacks the new mount API (fsopen)");
+	else
+		sc_warnc(e, "fsopen %s", type);
+	return -e;
+}
+
+/* fsopen() errors are not worth retrying with another source. */
+static bool fatal_open_error(int ret)
+{
+	return ret == -ENODEV || ret == -ENOSYS || ret == -EPERM ||
+	       ret == -ENOMEM || ret == -EMFILE;
+}
+
+static int shiftfs_create(const char *source, const char *display,
+			  const struct shift_opts *o, bool quiet)
+{
+	const struct idmap *maps[2] = { o->uid, o->gid };
+	_cleanup_close_ int fsfd = -EBADF;
+	const struct idmap_extent *e;
+	unsigned int k, i;
+	char val[40];
+	int mfd;
+
+	fsfd = open_fs("shiftfs", display);
+	if (fsfd < 0)
+		return fsfd;
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", source, 0))
+		return fs_fail(fsfd, quiet, "%s: shiftfs rejects source %s",
+			       display, source);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < maps[k]->nr; i++) {
+			e = &maps[k]->ext[i];
+			snprintf(val, sizeof(val), "%u:%u:%u", e->from, e->to,
+				 e->count);
+			if (fsconfig(fsfd, FSCONFIG_SET_STRING,
+				     idmap_kind_name(k), val, 0))
+				return fs_fail(fsfd, quiet,
+					       "%s: shiftfs rejects %s=%s",
+					       display, idmap_kind_name(k), val);
+		}
+	}
+	if (o->ro && fsconfig(fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
+		return fs_fail(fsfd, quiet, "%s: shiftfs rejects ro", display);
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		return fs_fail(fsfd, quiet, "%s: cannot create shiftfs mount",
+			       display);
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, o->ro ? MOUNT_ATTR_RDONLY : 0);
+	if (mfd < 0)
+		return fs_fail(fsfd, quiet, "%s: fsmount shiftfs", display);
+	drain_log(fsfd, !quiet);	/* warnings of a successful mount */
+	return mfd;
+}
+
+/* The filesystem type in an image file, checked to be a filesystem. */
+static int probe_type(const char *image, char *type, size_t typesz)
+{
+	const char *val = NULL, *usage = NULL;
+	blkid_probe pr;
+	int rc, ret = 0;
+
+	pr = blkid_new_probe_from_filename(image);
+	if (!pr) {
+		ret = errno ? -errno : -EIO;
+		sc_warnc(-ret, "%s: cannot open to probe", image);
+		return ret;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					      BLKID_SUBLKS_USAGE);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 1) {
+		sc_warnx("%s: no filesystem found (not an ext4, xfs or btrfs image?)",
+			 image);
+		ret = -EINVAL;
+	} else if (rc == -2) {
+		sc_warnx("%s: ambiguous: more than one filesystem signature (wipefs(8) shows them)",
+			 image);
+		ret = -EINVAL;
+	} else if (rc < 0) {
+		sc_warnx("%s: cannot probe for a filesystem", image);
+		ret = -EIO;
+	} else if (blkid_probe_lookup_value(pr, "TYPE", &val, NULL) || !val) {
+		sc_warnx("%s: filesystem type unknown", image);
+		ret = -EINVAL;
+	} else if (!blkid_probe_lookup_value(pr, "USAGE", &usage, NULL) &&
+		   usage && strcmp(usage, "filesystem")) {
+		sc_warnx("%s: holds %s (%s), not a filesystem", image, val,
+			 usage);
+		ret = -EINVAL;
+	} else {
+		snprintf(type, typesz, "%s", val);
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+/* Attach image to a free loop device that clears itself when unused. */
+static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
+{
+	_cleanup_close_ int file = -EBADF, ctl = -EBADF;
+	int mode = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	struct loop_config cfg;
+	int tries, nr, lfd, e;
+
+	file = open(image, mode);
+	if (file < 0) {
+		e = errno;
+		if (!ro && (e == EROFS || e == EACCES))
+			sc_warnc(e, "%s: cannot open read-write (try --ro)",
+				 image);
+		else
+			sc_warnc(e, "%s", image);
+		return -e;
+	}
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		e = errno;
+		sc_warnc(e, "/dev/loop-control (is the loop driver loaded?)");
+		return -e;
+	}
+	/* another process may grab the same free device: retry a few times */
+	for (tries = 0; tries < 16; tries++) {
+		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0) {
+			e = errno;
+			sc_warnc(e, "%s: no free loop device", image);
+			return -e;
+		}
+		snprintf(dev, devsz, "/dev/loop%d", nr);
+		lfd = open(dev, mode);
+		if (lfd < 0) {
+			e = errno;
+			sc_warnc(e, "%s", dev);
+			return -e;
+		}
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = (unsigned int)file;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR |
+				    (ro ? LO_FLAGS_READ_ONLY : 0);
+		snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s",
+			 image);
+		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
+			return lfd;
+		e = errno;
+		close(lfd);
+		if (e != EBUSY) {
+			sc_warnc(e, "%s: cannot attach to %s", image, dev);
+			dev[0] = '\0';
+			return -e;
+		}
+	}
+	sc_warnx("%s: every free loop device was taken by someone else", image);
+	dev[0] = '\0';
+	return -EBUSY;
+}
+
+/* Mount the filesystem on dev detached; display names it in messages. */
+static int lower_mount(const char *dev, const char *type, bool ro,
+		       const char *display)
+{
+	_cleanup_close_ int fsfd = -EBADF;
+	int mfd;
+
+	fsfd = open_fs(type, display);
+	if (fsfd < 0)
+		return fsfd;
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", dev, 0))
+		return fs_fail(fsfd, false, "%s: %s rejects source %s",
+			       display, type, dev);
+	if (ro && fsconfig(fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
+		return fs_fail(fsfd, false, "%s: %s rejects ro", display, type);
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		return fs_fail(fsfd, false, "%s: cannot mount its %s filesystem",
+			       display, type);
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, ro ? MOUNT_ATTR_RDONLY : 0);
+	if (mfd < 0)
+		return fs_fail(fsfd, false, "%s: fsmount %s", display, type);
+	return mfd;
+}
+
+/*
+ * shiftfs takes its lower layer as a path.  A detached mount has one:
+ * /proc/self/fd/N of its fd, and that is tried first since it never makes
+ * the lower mount visible.  A module that insists on a mount in the
+ * caller's namespace (as clone_private_mount() did before 6.15) refuses it;
+ * then the lower mount is put on a private temporary directory for the
+ * time of the fsconfig() calls and lazily unmounted again, shiftfs holding
+ * its own reference.
+ */
+static int shift_over_detached(int lowerfd, const char *display,
+			       const struct shift_opts *o)
+{
+	char source[64], tmp[64];
+	int mfd;
+
+	snprintf(source, sizeof(source), "/proc/self/fd/%d", lowerfd);
+	mfd = shiftfs_create(source, display, o, true);
+	if (mfd >= 0 || fatal_open_error(mfd))
+		return mfd;
+
+	snprintf(tmp, sizeof(tmp), "%s/shiftctl-lower.XXXXXX",
+		 access("/run", W_OK) ? "/tmp" : "/run");
+	if (!mkdtemp(tmp)) {
+		sc_warnc(errno, "%s: cannot make a temporary directory", tmp);
+		return -errno;
+	}
+	if (move_mount(lowerfd, "", AT_FDCWD, tmp, MOVE_MOUNT_F_EMPTY_PATH)) {
+		mfd = -errno;
+		sc_warnc(-mfd, "%s: cannot mount the lower filesystem on %s",
+			 display, tmp);
+	} else {
+		mfd = shiftfs_create(tmp, display, o, false);
+		if (umount2(tmp, MNT_DETACH))
+			sc_warnc(errno, "%s: cannot unmount", tmp);
+	}
+	if (rmdir(tmp))
+		sc_warnc(errno, "%s: cannot remove", tmp);
+	return mfd;
+}
+
+int shift_build(const char *src, const struct shift_opts *o,
+		struct shift_info *info)
+{
+	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF;
+	_cleanup_free_ char *abs = NULL;
+	const char *dev = src;
+	struct stat st;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	if (stat(src, &st)) {
+		ret = -errno;
+		sc_warnc(-ret, "%s", src);
+		return ret;
+	}
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) &&
+	    !S_ISBLK(st.st_mode)) {
+		sc_warnx("%s: not a directory, disk image file or block device",
+			 src);
+		return -ENOTDIR;
+	}
+	abs = realpath(src, NULL);
+	if (!abs) {
+		ret = -errno;
+		sc_warnc(-ret, "%s", src);
+		return ret;
+	}
+	if (S_ISDIR(st.st_mode))
+		return shiftfs_create(abs, src, o, false);
+
+	ret = probe_type(abs, info->fstype, sizeof(info->fstype));
+	if (ret)
+		return ret;
+	if (S_ISREG(st.st_mode)) {
+		loopfd = loop_attach(abs, o->ro, info->loopdev,
+				     sizeof(info->loopdev));
+		if (loopfd < 0)
+			return loopfd;
+		dev = info->loopdev;
+	}
+	lowerfd = lower_mount(dev, info->fstype, o->ro, src);
+	if (lowerfd < 0)
+		return lowerfd;
+	/* the mounted filesystem holds the loop device from now on */
+	closep(&loopfd);
+	return shift_over_detached(lowerfd, src, o);
+}
+
+/*
+ * The filesystem type of the top mount on target in a mountinfo stream
+ * (read with libmount); -ENOENT if target is not a mount point.
+ */
+int find_mount(FILE *mountinfo, const char *target, char **fstype)
+{
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
+	const char *type;
+	int ret = 0;
+
+	tb = mnt_new_table();
+	if (!tb)
+		return -ENOMEM;
+	if (mnt_table_parse_stream(tb, mountinfo, "mountinfo")) {
+		ret = -EIO;
+		goto out;
+	}
+	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
+	if (!fs) {
+		ret = -ENOENT;
+		goto out;
+	}
+	type = mnt_fs_get_fstype(fs);
+	*fstype = strdup(type ? type : "?");
+	if (!*fstype)
+		ret = -ENOMEM;
+out:
+	mnt_unref_table(tb);
+	return ret;
+}

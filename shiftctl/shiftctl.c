@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shiftctl - set up and inspect shiftfs mounts.
+ *
+ * The command table, usage and the helpers every command shares.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/capability.h>
+
+#include "shiftctl.h"
+
+#define OPT_HELP_VERSION \
+	" -h, --help                   display this help\n" \
+	" -V, --version                display version\n"
+
+static const struct sc_cmd commands[] = {
+	{ "mount", cmd_mount,
+	  "[options] SRC DST",
+	  "mount directory or image file SRC shifted on DST",
+	  " -u, --uidmap FROM:TO:COUNT   underlying uid FROM+i shows as TO+i (repeatable)\n"
+	  " -g, --gidmap FROM:TO:COUNT   underlying gid FROM+i shows as TO+i (repeatable)\n"
+	  " -p, --pid PID                take the maps from the user namespace of PID\n"
+	  " -c, --container NAME         take the maps from the init of container NAME\n"
+	  " -r, --ro                     mount read-only (and the image, if any)\n"
+	  "     --allow-identity         accept a PID outside any user namespace\n" },
+	{ "umount", cmd_umount,
+	  "DST",
+	  "unmount the shiftfs mount on DST (and release its loop device)",
+	  "" },
+	{ "attach", cmd_attach,
+	  "[options] CONTAINER IMAGE",
+	  "graft directory or image file IMAGE, shifted, into a running container",
+	  " -P, --path PATH              where in the container (default /mnt/shiftfs-<name of IMAGE>)\n"
+	  " -r, --ro                     attach read-only\n"
+	  "     --allow-identity         accept a container outside any user namespace\n" },
+	{ "detach", cmd_detach,
+	  "CONTAINER PATH",
+	  "unmount an attached image from a running container",
+	  "" },
+	{ "maps", cmd_maps,
+	  "[options] PID|CONTAINER",
+	  "print the uidmap=,gidmap= options derived from a process or container",
+	  " -J, --json                   use JSON output format\n"
+	  "     --allow-identity         accept a process outside any user namespace\n" },
+	{ "mark", cmd_mark,
+	  "DIR",
+	  "allow unprivileged containers to shift-mount DIR (not supported yet)",
+	  "" },
+	{ "unmark", cmd_mark,
+	  "DIR",
+	  "drop the mark of DIR (not supported yet)",
+	  "" },
+	{ "list", cmd_list,
+	  "[options]",
+	  "list shiftfs mounts and their maps",
+	  " -J, --json                   use JSON output format\n" },
+	{ "check", cmd_check,
+	  "[options]",
+	  "report what this kernel supports",
+	  " -J, --json                   use JSON output format\n" },
+};
+
+void sc_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("shiftctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void sc_warnc(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("shiftctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(errnum));
+}
+
+void print_version(void)
+{
+	printf("shiftctl %s\n", SHIFTCTL_VERSION);
+}
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("Usage:\n"
+	      " shiftctl <command> [options] [arguments]\n"
+	      "\n"
+	      "Set up and inspect shiftfs mounts: a directory tree or disk image\n"
+	      "shown with its uids and gids shifted.\n"
+	      "\n"
+	      "Commands:\n", out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, " %-8s %s\n", commands[i].name, commands[i].help);
+	fputs("\n"
+	      "Options:\n"
+	      OPT_HELP_VERSION
+	      "\n"
+	      "Run 'shiftctl <command> --help' for the options of a command.\n"
+	      "For more details see shiftctl(8).\n", out);
+}
+
+void cmd_usage(const struct sc_cmd *cmd, FILE *out)
+{
+	fprintf(out, "Usage:\n shiftctl %s %s\n\n", cmd->name, cmd->args);
+	fprintf(out, "%c%s.\n\n", cmd->help[0] - 'a' + 'A', cmd->help + 1);
+	fprintf(out, "Options:\n%s" OPT_HELP_VERSION, cmd->options);
+	fputs("\nFor more details see shiftctl(8).\n", out);
+}
+
+int cmd_usage_error(const struct sc_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fputs("shiftctl: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	if (cmd)
+		fprintf(stderr, "Try 'shiftctl %s --help' for more information.\n",
+			cmd->name);
+	else
+		fputs("Try 'shiftctl --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* Read a small text file (a /proc map, a lxc-info answer) whole. */
+int read_text(const char *path, char **text)
+{
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = 0, size = 4096;
+	char *buf, *nbuf;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= size) {
+			if (size >= (1 << 20)) {
+				free(buf);
+				return -EFBIG;
+			}
+			nbuf = realloc(buf, size *= 2);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(buf);
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/*
+ * Mounting shiftfs with explicit maps needs CAP_SYS_ADMIN in the initial
+ * user namespace: say so before touching anything rather than after a
+ * half-built mount fails with EPERM.
+ */
+int need_privileges(const char *what)
+{
+	cap_flag_value_t val = CAP_CLEAR;
+	struct idmap self;
+	_cleanup_free_ char *text = NULL;
+	cap_t caps;
+
+	caps = cap_get_proc();
+	if (!caps) {
+		sc_warnc(errno, "%s: cannot read own capabilities", what);
+		return -errno;
+	}
+	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &val))
+		val = CAP_CLEAR;
+	cap_free(caps);
+	if (val != CAP_SET) {
+		sc_warnx("%s: needs CAP_SYS_ADMIN (run it as root)", what);
+		return -EPERM;
+	}
+	if (read_text("/proc/self/uid_map", &text) == 0 &&
+	    idmap_parse_proc(&self, text, "/proc/self/uid_map", NULL, 0) == 0 &&
+	    !idmap_is_identity(&self)) {
+		sc_warnx("%s: shiftctl runs inside a user namespace; explicit shiftfs maps need CAP_SYS_ADMIN in the initial one",
+			 what);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Only "-h" and "-V": the commands whose arguments are all operands. */
+int plain_options(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help",    no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cmd_usage(cmd, stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			print_version();
+			return EXIT_SUCCESS;
+		default:
+			return cmd_usage_error(cmd, NULL);
+		}
+	}
+	return -1;
+}
+
+static const struct sc_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help",    no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct sc_cmd *cmd;
+	int c;
+
+	/* "+": stop at the command name, its options are its own */
+	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			print_version();
+			return EXIT_SUCCESS;
+		default:
+			return cmd_usage_error(NULL, NULL);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error(NULL, "no command given");
+	cmd = find_cmd(argv[optind]);
+	if (!cmd)
+		return cmd_usage_error(NULL, "unknown command '%s'",
+				       argv[optind]);
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* glibc: fully re-initialise getopt for the command */
+	return cmd->handler(cmd, argc, argv);
+}

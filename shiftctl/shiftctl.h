@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * shiftctl: shared declarations of the command files.
+ */
+#ifndef SHIFTCTL_H
+#define SHIFTCTL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "idmap.h"
+
+#define EXIT_USAGE 2
+
+#ifndef SHIFTCTL_VERSION
+#define SHIFTCTL_VERSION "unknown"
+#endif
+
+/* Every fd starts at -EBADF and is closed in one place: its scope's end. */
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -EBADF;
+}
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+#define _cleanup_close_ __attribute__((cleanup(closep)))
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+
+struct sc_cmd {
+	const char *name;
+	int (*handler)(const struct sc_cmd *cmd, int argc, char **argv);
+	const char *args;	/* synopsis after the command name */
+	const char *help;	/* one line for shiftctl --help */
+	const char *options;	/* aligned option lines, -h/-V added */
+};
+
+/* shiftctl.c */
+void sc_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* sc_warnx() + ": strerror(errnum)" */
+void sc_warnc(int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void cmd_usage(const struct sc_cmd *cmd, FILE *out);
+int cmd_usage_error(const struct sc_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void print_version(void);
+int read_text(const char *path, char **text);
+int need_privileges(const char *what);
+bool all_digits(const char *s);
+/* -h and -V only: -1 to go on, else the exit status */
+int plain_options(const struct sc_cmd *cmd, int argc, char **argv);
+
+/* container.c */
+int container_resolve(const char *name, pid_t *pid);
+int pid_maps(pid_t pid, bool allow_identity, struct idmap *uid,
+	     struct idmap *gid);
+
+/* mnt.c */
+struct shift_opts {
+	const struct idmap *uid;
+	const struct idmap *gid;
+	bool ro;
+};
+
+struct shift_info {
+	char loopdev[32];	/* "" unless SRC was an image file */
+	char fstype[32];	/* the image's filesystem type */
+};
+
+int shift_build(const char *src, const struct shift_opts *opts,
+		struct shift_info *info);
+int find_mount(FILE *mountinfo, const char *target, char **fstype);
+
+/* cmd_mount.c */
+int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv);
+
+/* cmd_info.c */
+int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_list(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_check(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv);
+
+#endif /* SHIFTCTL_H */
