@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Directory operations.  Each one looks the lower name up again under the
+ * lower parent's lock, as overlayfs does: our dentry's pinned lower dentry
+ * says what we saw, the fresh lookup says what is there now, and a
+ * mismatch (a change made underneath) is reported as -ESTALE, which makes
+ * the VFS retry with revalidation.
+ */
+#define pr_fmt(fmt) "shiftfs: " fmt
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include "shiftfs.h"
+
+static struct dentry *shiftfs_lookup_lower(struct dentry *dentry,
+					   struct dentry *lower_parent)
+{
+	return lookup_one_len(dentry->d_name.name, lower_parent,
+			      dentry->d_name.len);
+}
+
+/*
+ * Some filesystems (fuse, nfs, ...) leave the dentry of a new object
+ * unhashed or negative; find the object by name instead.
+ */
+static struct dentry *shiftfs_created_lower(struct dentry *dentry,
+					    struct dentry *lower_parent,
+					    struct dentry *lower)
+{
+	struct dentry *again;
+
+	if (!d_unhashed(lower) && d_really_is_positive(lower))
+		return lower;
+	again = shiftfs_lookup_lower(dentry, lower_parent);
+	dput(lower);
+	if (!IS_ERR(again) && d_really_is_negative(again)) {
+		dput(again);
+		again = ERR_PTR(-ENOENT);
+	}
+	return again;
+}
+
+static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
+				 umode_t mode, dev_t rdev, const char *link,
+				 struct dentry *hardlink)
+{
+	struct super_block *sb = dir->i_sb;
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	struct dentry *lower_parent = shiftfs_dentry_lower(dentry->d_parent);
+	struct inode *lower_dir = d_inode(lower_parent);
+	const struct cred *old;
+	struct dentry *lower;
+	struct inode *inode;
+	int err;
+
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return err;
+	/* The new object belongs to the caller: -EOVERFLOW if it can't. */
+	old = shiftfs_override_creds_create(sb);
+	if (IS_ERR(old)) {
+		err = PTR_ERR(old);
+		goto out_drop_write;
+	}
+
+	inode_lock_nested(lower_dir, I_MUTEX_PARENT);
+	lower = shiftfs_lookup_lower(dentry, lower_parent);
+	if (IS_ERR(lower)) {
+		err = PTR_ERR(lower);
+		goto out_unlock;
+	}
+	/* Created underneath since our negative lookup. */
+	err = -ESTALE;
+	if (d_really_is_positive(lower))
+		goto out_dput;
+
+	if (hardlink) {
+		err = vfs_link(shiftfs_dentry_lower(hardlink), SHIFTFS_NOP_IDMAP,
+			       lower_dir, lower, NULL);
+	} else {
+		switch (mode & S_IFMT) {
+		case S_IFREG:
+			err = vfs_create(SHIFTFS_NOP_IDMAP, lower_dir, lower,
+					 mode, true);
+			break;
+		case S_IFDIR:
+			err = vfs_mkdir(SHIFTFS_NOP_IDMAP, lower_dir, lower,
+					mode);
+			break;
+		case S_IFLNK:
+			err = vfs_symlink(SHIFTFS_NOP_IDMAP, lower_dir, lower,
+					  link);
+			break;
+		default:
+			err = vfs_mknod(SHIFTFS_NOP_IDMAP, lower_dir, lower,
+					mode, rdev);
+			break;
+		}
+	}
+	if (err)
+		goto out_dput;
+
+	lower = shiftfs_created_lower(dentry, lower_parent, lower);
+	if (IS_ERR(lower)) {
+		err = PTR_ERR(lower);
+		goto out_unlock;
+	}
+	inode = shiftfs_get_inode(sb, d_inode(lower));
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		goto out_dput;
+	}
+	shiftfs_dentry_set_lower(dentry, lower);
+	lower = NULL;
+	d_instantiate(dentry, inode);
+	shiftfs_copyattr(dir);
+	if (hardlink)
+		shiftfs_copyattr(inode);
+
+out_dput:
+	dput(lower);
+out_unlock:
+	inode_unlock(lower_dir);
+	revert_creds(old);
+out_drop_write:
+	mnt_drop_write(fs->lower_mnt);
+	return err;
+}
+
+static int shiftfs_create(struct shiftfs_idmap *idmap, struct inode *dir,
+			  struct dentry *dentry, umode_t mode, bool excl)
+{
+	return shiftfs_create_object(dir, dentry, (mode & 07777) | S_IFREG, 0,
+				     NULL, NULL);
+}
+
+static int shiftfs_mkdir(struct shiftfs_idmap *idmap, struct inode *dir,
+			 struct dentry *dentry, umode_t mode)
+{
+	return shiftfs_create_object(dir, dentry, (mode & 07777) | S_IFDIR, 0,
+				     NULL, NULL);
+}
+
+static int shiftfs_mknod(struct shiftfs_idmap *idmap, struct inode *dir,
+			 struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	return shiftfs_create_object(dir, dentry, mode, rdev, NULL, NULL);
+}
+
+static int shiftfs_symlink(struct shiftfs_idmap *idmap, struct inode *dir,
+			   struct dentry *dentry, const char *link)
+{
+	return shiftfs_create_object(dir, dentry, S_IFLNK, 0, link, NULL);
+}
+
+static int shiftfs_link(struct dentry *old_dentry, struct inode *dir,
+			struct dentry *new_dentry)
+{
+	return shiftfs_create_object(dir, new_dentry, 0, 0, NULL, old_dentry);
+}
+
+static int shiftfs_remove(struct inode *dir, struct dentry *dentry,
+			  bool is_dir)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(dir->i_sb);
+	struct dentry *lower_parent = shiftfs_dentry_lower(dentry->d_parent);
+	struct inode *lower_dir = d_inode(lower_parent);
+	const struct cred *old;
+	struct dentry *lower;
+	int err;
+
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return err;
+	old = shiftfs_override_creds(dir->i_sb);
+	if (IS_ERR(old)) {
+		err = PTR_ERR(old);
+		goto out_drop_write;
+	}
+
+	inode_lock_nested(lower_dir, I_MUTEX_PARENT);
+	lower = shiftfs_lookup_lower(dentry, lower_parent);
+	if (IS_ERR(lower)) {
+		err = PTR_ERR(lower);
+		goto out_unlock;
+	}
+	err = -ESTALE;
+	if (lower != shiftfs_dentry_lower(dentry))
+		goto out_dput;
+
+	if (is_dir)
+		err = vfs_rmdir(SHIFTFS_NOP_IDMAP, lower_dir, lower);
+	else
+		err = vfs_unlink(SHIFTFS_NOP_IDMAP, lower_dir, lower, NULL);
+	if (!err) {
+		shiftfs_copyattr(dir);
+		shiftfs_copyattr(d_inode(dentry));
+		/* The pinned lower dentry is dead; never reuse this one. */
+		d_drop(dentry);
+	}
+
+out_dput:
+	dput(lower);
+out_unlock:
+	inode_unlock(lower_dir);
+	revert_creds(old);
+out_drop_write:
+	mnt_drop_write(fs->lower_mnt);
+	return err;
+}
+
+static int shiftfs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return shiftfs_remove(dir, dentry, false);
+}
+
+static int shiftfs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	return shiftfs_remove(dir, dentry, true);
+}
+
+static int shiftfs_rename(struct shiftfs_idmap *idmap,
+			  struct inode *olddir, struct dentry *old,
+			  struct inode *newdir, struct dentry *new,
+			  unsigned int flags)
+{
+	struct super_block *sb = olddir->i_sb;
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	struct dentry *lower_old_parent = shiftfs_dentry_lower(old->d_parent);
+	struct dentry *lower_new_parent = shiftfs_dentry_lower(new->d_parent);
+	struct dentry *lower_old, *lower_new, *trap;
+	const struct cred *oldcred;
+	struct renamedata rd = {
+		SHIFTFS_RENAMEDATA_IDMAPS,
+		.old_dir	= d_inode(lower_old_parent),
+		.new_dir	= d_inode(lower_new_parent),
+		.flags		= flags,
+	};
+	int err;
+
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return err;
+	/* A whiteout is a new object, and the caller owns it. */
+	if (flags & RENAME_WHITEOUT)
+		oldcred = shiftfs_override_creds_create(sb);
+	else
+		oldcred = shiftfs_override_creds(sb);
+	if (IS_ERR(oldcred)) {
+		err = PTR_ERR(oldcred);
+		goto out_drop_write;
+	}
+
+	trap = lock_rename(lower_new_parent, lower_old_parent);
+	if (IS_ERR(trap)) {
+		err = PTR_ERR(trap);
+		goto out_revert;
+	}
+
+	lower_old = shiftfs_lookup_lower(old, lower_old_parent);
+	if (IS_ERR(lower_old)) {
+		err = PTR_ERR(lower_old);
+		goto out_unlock;
+	}
+	err = -ESTALE;
+	if (lower_old != shiftfs_dentry_lower(old))
+		goto out_dput_old;
+	err = -EINVAL;
+	if (lower_old == trap)
+		goto out_dput_old;
+
+	lower_new = shiftfs_lookup_lower(new, lower_new_parent);
+	if (IS_ERR(lower_new)) {
+		err = PTR_ERR(lower_new);
+		goto out_dput_old;
+	}
+	err = -ESTALE;
+	if (d_really_is_positive(new)) {
+		if (lower_new != shiftfs_dentry_lower(new))
+			goto out_dput_new;
+	} else if (d_really_is_positive(lower_new)) {
+		/* Created underneath: don't replace what we never saw. */
+		goto out_dput_new;
+	}
+	err = -ENOTEMPTY;
+	if (lower_new == trap)
+		goto out_dput_new;
+
+	rd.old_dentry = lower_old;
+	rd.new_dentry = lower_new;
+	err = vfs_rename(&rd);
+	if (!err) {
+		shiftfs_copyattr(olddir);
+		if (newdir != olddir)
+			shiftfs_copyattr(newdir);
+		shiftfs_copyattr(d_inode(old));
+		if (d_really_is_positive(new))
+			shiftfs_copyattr(d_inode(new));
+	}
+
+out_dput_new:
+	dput(lower_new);
+out_dput_old:
+	dput(lower_old);
+out_unlock:
+	unlock_rename(lower_new_parent, lower_old_parent);
+out_revert:
+	revert_creds(oldcred);
+out_drop_write:
+	mnt_drop_write(fs->lower_mnt);
+	return err;
+}
+
+const struct inode_operations shiftfs_dir_iops = {
+	.lookup		= shiftfs_lookup,
+	.create		= shiftfs_create,
+	.mkdir		= shiftfs_mkdir,
+	.mknod		= shiftfs_mknod,
+	.symlink	= shiftfs_symlink,
+	.link		= shiftfs_link,
+	.unlink		= shiftfs_unlink,
+	.rmdir		= shiftfs_rmdir,
+	.rename		= shiftfs_rename,
+	.permission	= shiftfs_permission,
+	.getattr	= shiftfs_getattr,
+	.setattr	= shiftfs_setattr,
+	.listxattr	= shiftfs_listxattr,
+	.fileattr_get	= shiftfs_fileattr_get,
+	.fileattr_set	= shiftfs_fileattr_set,
+	SHIFTFS_ACL_IOPS
+};

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regular files.  open() opens a backing file on the lower filesystem with
+ * the mounter's credentials and every operation is forwarded to it, as
+ * overlayfs does; the seed's swapping of f_op on the fly is gone.
+ */
+#define pr_fmt(fmt) "shiftfs: " fmt
+
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/splice.h>
+#include <linux/uio.h>
+#include "shiftfs.h"
+
+static inline struct file *shiftfs_real_file(const struct file *file)
+{
+	return file->private_data;
+}
+
+static int shiftfs_open(struct inode *inode, struct file *file)
+{
+	struct file *real;
+	const struct cred *old;
+	struct path lower;
+	/* O_TRUNC was done through our ->setattr, the rest is not for it. */
+	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+
+	shiftfs_lower_path(file->f_path.dentry, &lower);
+	old = shiftfs_override_mounter(inode->i_sb);
+	real = shiftfs_backing_open(file, flags, &lower, current_cred());
+	revert_creds(old);
+	if (IS_ERR(real))
+		return PTR_ERR(real);
+
+	file->private_data = real;
+	return 0;
+}
+
+static int shiftfs_release(struct inode *inode, struct file *file)
+{
+	fput(shiftfs_real_file(file));
+	return 0;
+}
+
+static rwf_t shiftfs_iocb_to_rwf(int ifl)
+{
+	rwf_t flags = 0;
+
+	if (ifl & IOCB_NOWAIT)
+		flags |= RWF_NOWAIT;
+	if (ifl & IOCB_HIPRI)
+		flags |= RWF_HIPRI;
+	if (ifl & IOCB_DSYNC)
+		flags |= RWF_DSYNC;
+	if (ifl & IOCB_SYNC)
+		flags |= RWF_SYNC;
+	return flags;
+}
+
+static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct file *real = shiftfs_real_file(file);
+	const struct cred *old;
+	ssize_t ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	ret = vfs_iter_read(real, iter, &iocb->ki_pos,
+			    shiftfs_iocb_to_rwf(iocb->ki_flags));
+	revert_creds(old);
+	return ret;
+}
+
+static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct file *real = shiftfs_real_file(file);
+	struct inode *inode = file_inode(file);
+	const struct cred *old;
+	ssize_t ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+
+	inode_lock(inode);
+	shiftfs_copyattr(inode);
+	/*
+	 * Kill suid/sgid here, as the caller: underneath, the mounter's
+	 * CAP_FSETID would keep them.
+	 */
+	ret = file_remove_privs(file);
+	if (ret)
+		goto out_unlock;
+
+	old = shiftfs_override_mounter(inode->i_sb);
+	ret = shiftfs_iter_write(real, iter, &iocb->ki_pos,
+				 shiftfs_iocb_to_rwf(iocb->ki_flags));
+	revert_creds(old);
+	shiftfs_copyattr(inode);
+
+out_unlock:
+	inode_unlock(inode);
+	return ret;
+}
+
+static loff_t shiftfs_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct file *real = shiftfs_real_file(file);
+	struct inode *inode = file_inode(file);
+	const struct cred *old;
+	loff_t ret;
+
+	/* As overlayfs: skip the lock for the common no-op cases. */
+	if (offset == 0) {
+		if (whence == SEEK_CUR)
+			return file->f_pos;
+		if (whence == SEEK_SET)
+			return vfs_setpos(file, 0, 0);
+	}
+
+	/*
+	 * The lower llseek (SEEK_DATA/HOLE, SEEK_END) works on the lower
+	 * file's f_pos: carry ours over and back, under the inode lock that
+	 * also serialises our other users of the real file's f_pos.
+	 */
+	inode_lock(inode);
+	real->f_pos = file->f_pos;
+	old = shiftfs_override_mounter(inode->i_sb);
+	ret = vfs_llseek(real, offset, whence);
+	revert_creds(old);
+	file->f_pos = real->f_pos;
+	inode_unlock(inode);
+	return ret;
+}
+
+static int shiftfs_fsync(struct file *file, loff_t start, loff_t end,
+			 int datasync)
+{
+	const struct cred *old;
+	int ret;
+
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	ret = vfs_fsync_range(shiftfs_real_file(file), start, end, datasync);
+	revert_creds(old);
+	return ret;
+}
+
+static int shiftfs_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct file *real = shiftfs_real_file(file);
+	const struct cred *old;
+	int ret;
+
+	if (!real->f_op->mmap)
+		return -ENODEV;
+	if (WARN_ON_ONCE(file != vma->vm_file))
+		return -EIO;
+
+	/* The mapping belongs to the lower file and its page cache. */
+	vma_set_file(vma, real);
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	ret = call_mmap(vma->vm_file, vma);
+	revert_creds(old);
+	return ret;
+}
+
+static long shiftfs_fallocate(struct file *file, int mode, loff_t offset,
+			      loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	const struct cred *old;
+	long ret;
+
+	inode_lock(inode);
+	shiftfs_copyattr(inode);
+	ret = file_remove_privs(file);
+	if (ret)
+		goto out_unlock;
+	old = shiftfs_override_mounter(inode->i_sb);
+	ret = vfs_fallocate(shiftfs_real_file(file), mode, offset, len);
+	revert_creds(old);
+	shiftfs_copyattr(inode);
+out_unlock:
+	inode_unlock(inode);
+	return ret;
+}
+
+static int shiftfs_fadvise(struct file *file, loff_t offset, loff_t len,
+			   int advice)
+{
+	const struct cred *old;
+	int ret;
+
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	ret = vfs_fadvise(shiftfs_real_file(file), offset, len, advice);
+	revert_creds(old);
+	return ret;
+}
+
+static ssize_t shiftfs_copy_file_range(struct file *file_in, loff_t pos_in,
+				       struct file *file_out, loff_t pos_out,
+				       size_t len, unsigned int flags)
+{
+	struct inode *inode_out = file_inode(file_out);
+	const struct cred *old;
+	ssize_t ret;
+
+	inode_lock(inode_out);
+	shiftfs_copyattr(inode_out);
+	ret = file_remove_privs(file_out);
+	if (ret)
+		goto out_unlock;
+	old = shiftfs_override_mounter(inode_out->i_sb);
+	ret = vfs_copy_file_range(shiftfs_real_file(file_in), pos_in,
+				  shiftfs_real_file(file_out), pos_out, len,
+				  flags);
+	revert_creds(old);
+	shiftfs_copyattr(inode_out);
+out_unlock:
+	inode_unlock(inode_out);
+	return ret;
+}
+
+static int shiftfs_flush(struct file *file, fl_owner_t id)
+{
+	struct file *real = shiftfs_real_file(file);
+	const struct cred *old;
+	int ret = 0;
+
+	if (real->f_op->flush) {
+		old = shiftfs_override_mounter(file_inode(file)->i_sb);
+		ret = real->f_op->flush(real, id);
+		revert_creds(old);
+	}
+	return ret;
+}
+
+const struct file_operations shiftfs_file_fops = {
+	.open		= shiftfs_open,
+	.release	= shiftfs_release,
+	.llseek		= shiftfs_llseek,
+	.read_iter	= shiftfs_read_iter,
+	.write_iter	= shiftfs_write_iter,
+	.fsync		= shiftfs_fsync,
+	.mmap		= shiftfs_mmap,
+	.fallocate	= shiftfs_fallocate,
+	.fadvise	= shiftfs_fadvise,
+	.flush		= shiftfs_flush,
+	.splice_read	= shiftfs_splice_read_iter,
+	.splice_write	= iter_file_splice_write,
+	.copy_file_range = shiftfs_copy_file_range,
+};

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shiftfs inodes: one per lower inode (hashed on its address, so that
+ * hardlinks share one shiftfs inode, as overlayfs does), attributes shown
+ * through the id map, access checked against the caller.
+ */
+#define pr_fmt(fmt) "shiftfs: " fmt
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/fileattr.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include "shiftfs.h"
+
+static int shiftfs_inode_test(struct inode *inode, void *lower)
+{
+	return SHIFTFS_I(inode)->lower == lower;
+}
+
+static int shiftfs_inode_set(struct inode *inode, void *lower)
+{
+	/* Our caller holds a dentry reference, so ihold() is safe. */
+	ihold(lower);
+	SHIFTFS_I(inode)->lower = lower;
+	return 0;
+}
+
+struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
+{
+	struct inode *inode;
+	umode_t mode = lower->i_mode;
+
+	inode = iget5_locked(sb, (unsigned long)lower, shiftfs_inode_test,
+			     shiftfs_inode_set, lower);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+
+	/* Stable, unique (within our st_dev) and the same as underneath. */
+	inode->i_ino = lower->i_ino;
+	inode->i_generation = lower->i_generation;
+	/* The lower filesystem keeps the times; we copy them. */
+	inode->i_flags |= S_NOCMTIME;
+	inode->i_mode = mode;
+
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &shiftfs_file_iops;
+		inode->i_fop = &shiftfs_file_fops;
+		break;
+	case S_IFDIR:
+		inode->i_op = &shiftfs_dir_iops;
+		inode->i_fop = &shiftfs_dir_fops;
+		break;
+	case S_IFLNK:
+		inode->i_op = &shiftfs_symlink_iops;
+		break;
+	default:
+		inode->i_op = &shiftfs_special_iops;
+		init_special_inode(inode, mode, lower->i_rdev);
+		break;
+	}
+	shiftfs_copyattr(inode);
+	unlock_new_inode(inode);
+	return inode;
+}
+
+/*
+ * Access is decided here, at the shiftfs inode with its shifted owner and
+ * mode, against the caller's own credentials: container root's
+ * capabilities count exactly over the files its namespace maps.  The
+ * lower inode is then asked with the mounter's credentials, which catches
+ * what only the lower filesystem knows (read-only, immutable, LSMs).
+ */
+int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
+		       int mask)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
+	struct inode *lower = shiftfs_inode_lower(inode);
+	const struct cred *old;
+	int err;
+
+	/*
+	 * Cheap enough to do every time, and path walk in RCU mode never
+	 * gives d_revalidate() a chance to see a chmod made underneath.
+	 */
+	inode->i_uid = shiftfs_uid_up(fs, lower->i_uid);
+	inode->i_gid = shiftfs_gid_up(fs, lower->i_gid);
+	inode->i_mode = lower->i_mode;
+
+	err = generic_permission(idmap, inode, mask);
+	if (err)
+		return err;
+
+	old = shiftfs_override_mounter(inode->i_sb);
+	err = inode_permission(SHIFTFS_NOP_IDMAP, lower, mask);
+	revert_creds(old);
+	return err;
+}
+
+int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
+		    struct kstat *stat, u32 request_mask,
+		    unsigned int query_flags)
+{
+	struct dentry *dentry = path->dentry;
+	struct shiftfs_fs *fs = SHIFTFS_SB(dentry->d_sb);
+	const struct cred *old;
+	struct path lower;
+	int err;
+
+	shiftfs_lower_path(dentry, &lower);
+	old = shiftfs_override_mounter(dentry->d_sb);
+	err = vfs_getattr(&lower, stat, request_mask, query_flags);
+	revert_creds(old);
+	if (err)
+		return err;
+
+	/* Unmapped ids become INVALID_*, which stat(2) shows as 65534. */
+	stat->uid = shiftfs_uid_up(fs, stat->uid);
+	stat->gid = shiftfs_gid_up(fs, stat->gid);
+	stat->dev = dentry->d_sb->s_dev;
+	shiftfs_copyattr(d_inode(dentry));
+	return 0;
+}
+
+int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
+		    struct iattr *attr)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(dentry->d_sb);
+	struct dentry *lower = shiftfs_dentry_lower(dentry);
+	struct inode *inode = d_inode(dentry);
+	struct inode *lower_inode = d_inode(lower);
+	struct iattr lattr;
+	const struct cred *old;
+	int err;
+
+	/*
+	 * The caller's rights, against our shifted ids; this also strips
+	 * S_ISGID from a chmod by a non-member, as the lower filesystem
+	 * would for the caller but won't for the (privileged) mounter.
+	 */
+	err = setattr_prepare(idmap, dentry, attr);
+	if (err)
+		return err;
+
+	lattr = *attr;
+	if (attr->ia_valid & ATTR_UID) {
+		lattr.ia_uid = shiftfs_uid_down(fs, attr->ia_uid);
+		if (!uid_valid(lattr.ia_uid))
+			return -EOVERFLOW;
+	}
+	if (attr->ia_valid & ATTR_GID) {
+		lattr.ia_gid = shiftfs_gid_down(fs, attr->ia_gid);
+		if (!gid_valid(lattr.ia_gid))
+			return -EOVERFLOW;
+	}
+	/*
+	 * As overlayfs: the lower fs never sees our struct file, nor an
+	 * open(O_TRUNC) it did not do; and with ATTR_KILL_S*ID the VFS
+	 * computes the new mode itself, from the lower mode.
+	 */
+	lattr.ia_valid &= ~(ATTR_FILE | ATTR_OPEN);
+	if (lattr.ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
+		lattr.ia_valid &= ~ATTR_MODE;
+
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return err;
+	if (lattr.ia_valid & ATTR_SIZE) {
+		/* No truncating a file that is being executed underneath. */
+		err = get_write_access(lower_inode);
+		if (err)
+			goto out_drop_write;
+	}
+
+	old = shiftfs_override_creds(dentry->d_sb);
+	if (IS_ERR(old)) {
+		err = PTR_ERR(old);
+		goto out_put_write;
+	}
+	inode_lock(lower_inode);
+	err = notify_change(SHIFTFS_NOP_IDMAP, lower, &lattr, NULL);
+	inode_unlock(lower_inode);
+	revert_creds(old);
+	shiftfs_copyattr(inode);
+
+out_put_write:
+	if (lattr.ia_valid & ATTR_SIZE)
+		put_write_access(lower_inode);
+out_drop_write:
+	mnt_drop_write(fs->lower_mnt);
+	return err;
+}
+
+static const char *shiftfs_get_link(struct dentry *dentry,
+				    struct inode *inode,
+				    struct delayed_call *done)
+{
+	const struct cred *old;
+	const char *link;
+
+	/* The lower ->get_link may sleep, and it wants a dentry. */
+	if (!dentry)
+		return ERR_PTR(-ECHILD);
+	old = shiftfs_override_mounter(dentry->d_sb);
+	link = vfs_get_link(shiftfs_dentry_lower(dentry), done);
+	revert_creds(old);
+	return link;
+}
+
+int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+{
+	const struct cred *old;
+	int err;
+
+	old = shiftfs_override_mounter(dentry->d_sb);
+	err = vfs_fileattr_get(shiftfs_dentry_lower(dentry), fa);
+	revert_creds(old);
+	return err;
+}
+
+/* The VFS checked ownership and CAP_LINUX_IMMUTABLE for the caller. */
+int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
+			 struct fileattr *fa)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(dentry->d_sb);
+	const struct cred *old;
+	int err;
+
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return err;
+	old = shiftfs_override_creds(dentry->d_sb);
+	if (IS_ERR(old)) {
+		err = PTR_ERR(old);
+		goto out;
+	}
+	err = vfs_fileattr_set(SHIFTFS_NOP_IDMAP, shiftfs_dentry_lower(dentry),
+			       fa);
+	revert_creds(old);
+	shiftfs_copyattr(d_inode(dentry));
+out:
+	mnt_drop_write(fs->lower_mnt);
+	return err;
+}
+
+const struct inode_operations shiftfs_file_iops = {
+	.permission	= shiftfs_permission,
+	.getattr	= shiftfs_getattr,
+	.setattr	= shiftfs_setattr,
+	.listxattr	= shiftfs_listxattr,
+	.fileattr_get	= shiftfs_fileattr_get,
+	.fileattr_set	= shiftfs_fileattr_set,
+	SHIFTFS_ACL_IOPS
+};
+
+const struct inode_operations shiftfs_symlink_iops = {
+	.get_link	= shiftfs_get_link,
+	.getattr	= shiftfs_getattr,
+	.setattr	= shiftfs_setattr,
+	.listxattr	= shiftfs_listxattr,
+};
+
+const struct inode_operations shiftfs_special_iops = {
+	.permission	= shiftfs_permission,
+	.getattr	= shiftfs_getattr,
+	.setattr	= shiftfs_setattr,
+	.listxattr	= shiftfs_listxattr,
+	SHIFTFS_ACL_IOPS
+};

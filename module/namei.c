@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lookup through the dcache.  Each shiftfs dentry pins the lower dentry it
+ * was looked up as (negative ones too), and revalidation compares the two
+ * so that changes made directly on the lower filesystem show through.
+ */
+#define pr_fmt(fmt) "shiftfs: " fmt
+
+#include <linux/dcache.h>
+#include <linux/namei.h>
+#include "shiftfs.h"
+
+struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
+			      unsigned int flags)
+{
+	struct dentry *lower_dir = shiftfs_dentry_lower(dentry->d_parent);
+	struct inode *inode = NULL;
+	struct dentry *lower;
+	const struct cred *old;
+
+	old = shiftfs_override_mounter(dir->i_sb);
+	lower = lookup_one_unlocked(SHIFTFS_NOP_IDMAP, dentry->d_name.name,
+				    lower_dir, dentry->d_name.len);
+	revert_creds(old);
+	if (IS_ERR(lower))
+		return lower;
+
+	if (d_really_is_positive(lower)) {
+		inode = shiftfs_get_inode(dir->i_sb, d_inode(lower));
+		if (IS_ERR(inode)) {
+			dput(lower);
+			return ERR_CAST(inode);
+		}
+	}
+	/* Not yet visible to anyone: no need for d_lock. */
+	dentry->d_fsdata = lower;
+	return d_splice_alias(inode, dentry);
+}
+
+static void shiftfs_d_release(struct dentry *dentry)
+{
+	dput(dentry->d_fsdata);
+}
+
+/*
+ * Still the same object as the lower dentry we pinned?  Renames, unlinks
+ * and creations made directly on the lower filesystem make it differ.
+ * Called with d_lock of both dentries held, so names are stable.
+ */
+static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower)
+{
+	struct dentry *parent = READ_ONCE(dentry->d_parent);
+	struct inode *inode = d_inode_rcu(dentry);
+	struct inode *lower_inode = d_inode_rcu(lower);
+
+	if (d_unhashed(lower))
+		return false;
+	if (!inode != !lower_inode)
+		return false;
+	if (inode && shiftfs_inode_lower(inode) != lower_inode)
+		return false;
+	if (IS_ROOT(dentry))
+		return true;
+	if (READ_ONCE(lower->d_parent) != shiftfs_dentry_lower(parent))
+		return false;
+	if (dentry->d_name.hash_len != lower->d_name.hash_len)
+		return false;
+	return !memcmp(dentry->d_name.name, lower->d_name.name,
+		       dentry->d_name.len);
+}
+
+static int shiftfs_revalidate_common(struct dentry *dentry,
+				     unsigned int flags, bool weak)
+{
+	struct dentry *lower;
+	bool match;
+	int ret = 1;
+
+	if (flags & LOOKUP_RCU) {
+		lower = shiftfs_dentry_lower(dentry);
+		if (!lower)
+			return -ECHILD;
+		spin_lock(&dentry->d_lock);
+		spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
+		match = shiftfs_lower_matches(dentry, lower);
+		spin_unlock(&lower->d_lock);
+		spin_unlock(&dentry->d_lock);
+		if (!match)
+			return 0;
+		if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
+			return lower->d_op->d_revalidate(lower, flags);
+		if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
+			return -ECHILD;
+		return 1;
+	}
+
+	spin_lock(&dentry->d_lock);
+	lower = dget(dentry->d_fsdata);
+	if (WARN_ON_ONCE(!lower)) {
+		spin_unlock(&dentry->d_lock);
+		return 0;
+	}
+	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
+	match = shiftfs_lower_matches(dentry, lower);
+	spin_unlock(&lower->d_lock);
+	spin_unlock(&dentry->d_lock);
+	if (!match) {
+		ret = 0;
+		goto out;
+	}
+
+	if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
+		ret = lower->d_op->d_revalidate(lower, flags);
+	else if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
+		ret = lower->d_op->d_weak_revalidate(lower, flags);
+	if (ret > 0 && d_really_is_positive(dentry))
+		shiftfs_copyattr(d_inode(dentry));
+out:
+	dput(lower);
+	return ret;
+}
+
+static int shiftfs_d_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	return shiftfs_revalidate_common(dentry, flags, false);
+}
+
+static int shiftfs_d_weak_revalidate(struct dentry *dentry,
+				     unsigned int flags)
+{
+	return shiftfs_revalidate_common(dentry, flags, true);
+}
+
+const struct dentry_operations shiftfs_dentry_ops = {
+	.d_release		= shiftfs_d_release,
+	.d_revalidate		= shiftfs_d_revalidate,
+	.d_weak_revalidate	= shiftfs_d_weak_revalidate,
+};

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * shiftfs: a stacking filesystem that shows a directory tree with its uids
+ * and gids shifted through a bijective map, and maps them back on writes.
+ */
+#ifndef _SHIFTFS_H
+#define _SHIFTFS_H
+
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/cred.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+
+struct fileattr;
+#include "compat.h"
+
+#define SHIFTFS_MAGIC		0x6a656a62	/* "jejb", as the seed RFC */
+#define SHIFTFS_MAX_EXTENTS	340		/* UID_GID_MAP_MAX_EXTENTS */
+#define SHIFTFS_CRED_CACHE	8
+
+/* Underlying ids [lower, lower + count) appear as [upper, upper + count). */
+struct shiftfs_extent {
+	u32 lower;
+	u32 upper;
+	u32 count;
+};
+
+/*
+ * One direction-agnostic map: the same extents twice, sorted by lower id
+ * (for showing ids) and by upper id (for writing them back), so both
+ * lookups are a binary search.
+ */
+struct shiftfs_idmap_tbl {
+	unsigned int nr;
+	struct shiftfs_extent *by_lower;
+	struct shiftfs_extent *by_upper;
+};
+
+/* Maps as they are being parsed, in option order. */
+struct shiftfs_map_spec {
+	unsigned int nr;
+	struct shiftfs_extent ext[SHIFTFS_MAX_EXTENTS];
+};
+
+struct shiftfs_fs_context {
+	struct shiftfs_map_spec uid;
+	struct shiftfs_map_spec gid;
+};
+
+/* A mounter's cred with fsuid/fsgid replaced, cached per mount. */
+struct shiftfs_cred_ent {
+	kuid_t fsuid;
+	kgid_t fsgid;
+	const struct cred *cred;
+};
+
+struct shiftfs_fs {
+	/* Private clone of the source mount: user umounts don't affect us. */
+	struct vfsmount *lower_mnt;
+	/* Credentials of the mounter, taken once at mount time. */
+	const struct cred *creator_cred;
+	struct shiftfs_idmap_tbl uid_map;
+	struct shiftfs_idmap_tbl gid_map;
+	spinlock_t cred_lock;
+	unsigned int cred_next;
+	struct shiftfs_cred_ent cred_cache[SHIFTFS_CRED_CACHE];
+};
+
+struct shiftfs_inode {
+	struct inode vfs_inode;
+	/* Referenced; also the iget5 hash key, so hardlinks share us. */
+	struct inode *lower;
+};
+
+static inline struct shiftfs_fs *SHIFTFS_SB(const struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct shiftfs_inode *SHIFTFS_I(const struct inode *inode)
+{
+	return container_of(inode, struct shiftfs_inode, vfs_inode);
+}
+
+static inline struct inode *shiftfs_inode_lower(const struct inode *inode)
+{
+	return SHIFTFS_I(inode)->lower;
+}
+
+/* d_fsdata holds a reference on the lower dentry, negative ones included. */
+static inline struct dentry *shiftfs_dentry_lower(const struct dentry *dentry)
+{
+	return READ_ONCE(dentry->d_fsdata);
+}
+
+static inline void shiftfs_lower_path(const struct dentry *dentry,
+				      struct path *path)
+{
+	path->mnt = SHIFTFS_SB(dentry->d_sb)->lower_mnt;
+	path->dentry = shiftfs_dentry_lower(dentry);
+}
+
+/* idmap.c */
+int shiftfs_map_add(struct fs_context *fc, struct shiftfs_map_spec *spec,
+		    const char *name, const char *value);
+int shiftfs_map_build(struct shiftfs_idmap_tbl *tbl,
+		      const struct shiftfs_map_spec *spec);
+void shiftfs_map_free(struct shiftfs_idmap_tbl *tbl);
+bool shiftfs_map_equal(const struct shiftfs_idmap_tbl *tbl,
+		       const struct shiftfs_map_spec *spec);
+u32 shiftfs_map_up(const struct shiftfs_idmap_tbl *tbl, u32 id);
+u32 shiftfs_map_down(const struct shiftfs_idmap_tbl *tbl, u32 id);
+void shiftfs_map_show(struct seq_file *m, const char *name,
+		      const struct shiftfs_idmap_tbl *tbl);
+
+static inline kuid_t shiftfs_uid_up(const struct shiftfs_fs *fs, kuid_t uid)
+{
+	if (!uid_valid(uid))
+		return INVALID_UID;
+	return KUIDT_INIT(shiftfs_map_up(&fs->uid_map, __kuid_val(uid)));
+}
+
+static inline kgid_t shiftfs_gid_up(const struct shiftfs_fs *fs, kgid_t gid)
+{
+	if (!gid_valid(gid))
+		return INVALID_GID;
+	return KGIDT_INIT(shiftfs_map_up(&fs->gid_map, __kgid_val(gid)));
+}
+
+static inline kuid_t shiftfs_uid_down(const struct shiftfs_fs *fs, kuid_t uid)
+{
+	if (!uid_valid(uid))
+		return INVALID_UID;
+	return KUIDT_INIT(shiftfs_map_down(&fs->uid_map, __kuid_val(uid)));
+}
+
+static inline kgid_t shiftfs_gid_down(const struct shiftfs_fs *fs, kgid_t gid)
+{
+	if (!gid_valid(gid))
+		return INVALID_GID;
+	return KGIDT_INIT(shiftfs_map_down(&fs->gid_map, __kgid_val(gid)));
+}
+
+/* params.c */
+extern const struct fs_parameter_spec shiftfs_fs_parameters[];
+int shiftfs_init_fs_context(struct fs_context *fc);
+
+/* super.c */
+int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc);
+
+/* util.c */
+const struct cred *shiftfs_override_creds(struct super_block *sb);
+const struct cred *shiftfs_override_creds_create(struct super_block *sb);
+const struct cred *shiftfs_override_mounter(struct super_block *sb);
+void shiftfs_cred_cache_free(struct shiftfs_fs *fs);
+void shiftfs_copyattr(struct inode *inode);
+void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
+
+/* namei.c */
+extern const struct dentry_operations shiftfs_dentry_ops;
+struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
+			      unsigned int flags);
+
+/* inode.c */
+struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower);
+int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
+		       int mask);
+int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
+		    struct kstat *stat, u32 request_mask,
+		    unsigned int query_flags);
+int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
+		    struct iattr *attr);
+int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
+			 struct fileattr *fa);
+extern const struct inode_operations shiftfs_file_iops;
+extern const struct inode_operations shiftfs_symlink_iops;
+extern const struct inode_operations shiftfs_special_iops;
+
+/* dir.c */
+extern const struct inode_operations shiftfs_dir_iops;
+
+/* file.c */
+extern const struct file_operations shiftfs_file_fops;
+
+/* readdir.c */
+extern const struct file_operations shiftfs_dir_fops;
+
+/* xattr.c */
+#define SHIFTFS_ACL_IOPS
+extern const struct xattr_handler * SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[];
+ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size);
+
+#endif /* _SHIFTFS_H */

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shiftfs: superblock, mount-time checks and module glue.
+ *
+ * Based on the design of the 2016 shiftfs RFC by James Bottomley, rebuilt
+ * the way fs/overlayfs stacks: its own inodes and dentries on top of the
+ * lower ones, access checked at the shiftfs inode against the caller, and
+ * lower operations run with the mounter's credentials.
+ */
+#define pr_fmt(fmt) "shiftfs: " fmt
+
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include "shiftfs.h"
+
+static struct kmem_cache *shiftfs_inode_cachep;
+
+static struct inode *shiftfs_alloc_inode(struct super_block *sb)
+{
+	struct shiftfs_inode *si;
+
+	si = alloc_inode_sb(sb, shiftfs_inode_cachep, GFP_KERNEL);
+	if (!si)
+		return NULL;
+	si->lower = NULL;
+	return &si->vfs_inode;
+}
+
+static void shiftfs_free_inode(struct inode *inode)
+{
+	kmem_cache_free(shiftfs_inode_cachep, SHIFTFS_I(inode));
+}
+
+static void shiftfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	iput(SHIFTFS_I(inode)->lower);
+	SHIFTFS_I(inode)->lower = NULL;
+}
+
+static void shiftfs_fs_free(struct shiftfs_fs *fs)
+{
+	if (!fs)
+		return;
+	shiftfs_cred_cache_free(fs);
+	if (fs->creator_cred)
+		put_cred(fs->creator_cred);
+	/* A private clone is long-term, like a kern_mount(). */
+	if (fs->lower_mnt)
+		kern_unmount(fs->lower_mnt);
+	shiftfs_map_free(&fs->uid_map);
+	shiftfs_map_free(&fs->gid_map);
+	kfree(fs);
+}
+
+static void shiftfs_put_super(struct super_block *sb)
+{
+	shiftfs_fs_free(SHIFTFS_SB(sb));
+	sb->s_fs_info = NULL;
+}
+
+static int shiftfs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct path lower;
+	const struct cred *old;
+	int err;
+
+	shiftfs_lower_path(dentry, &lower);
+	old = shiftfs_override_creds(dentry->d_sb);
+	if (IS_ERR(old))
+		return PTR_ERR(old);
+	err = vfs_statfs(&lower, buf);
+	revert_creds(old);
+	if (!err)
+		buf->f_type = SHIFTFS_MAGIC;
+	return err;
+}
+
+static int shiftfs_sync_fs(struct super_block *sb, int wait)
+{
+	struct super_block *lower_sb = SHIFTFS_SB(sb)->lower_mnt->mnt_sb;
+	const struct cred *old;
+	int err;
+
+	/* As overlayfs: only syncfs() and umount wait; sync(2) reaches the
+	 * lower superblock on its own.
+	 */
+	if (!wait || sb_rdonly(lower_sb))
+		return 0;
+	old = shiftfs_override_creds(sb);
+	if (IS_ERR(old))
+		return PTR_ERR(old);
+	down_read(&lower_sb->s_umount);
+	err = sync_filesystem(lower_sb);
+	up_read(&lower_sb->s_umount);
+	revert_creds(old);
+	return err;
+}
+
+static int shiftfs_show_options(struct seq_file *m, struct dentry *root)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(root->d_sb);
+
+	shiftfs_map_show(m, "uidmap", &fs->uid_map);
+	shiftfs_map_show(m, "gidmap", &fs->gid_map);
+	return 0;
+}
+
+static const struct super_operations shiftfs_super_ops = {
+	.alloc_inode	= shiftfs_alloc_inode,
+	.free_inode	= shiftfs_free_inode,
+	.evict_inode	= shiftfs_evict_inode,
+	/* Don't keep unused inodes: they pin lower inodes. */
+	.drop_inode	= generic_delete_inode,
+	.put_super	= shiftfs_put_super,
+	.statfs		= shiftfs_statfs,
+	.sync_fs	= shiftfs_sync_fs,
+	.show_options	= shiftfs_show_options,
+};
+
+/*
+ * Who may mount.  Today: CAP_SYS_ADMIN in the initial user namespace (the
+ * VFS checks it already, as we are not FS_USERNS_MOUNT; saying it here
+ * keeps the policy in one place).  The mark scheme for user namespaces
+ * will hook in here, deciding from the lower tree and the caller's maps.
+ */
+static int shiftfs_may_mount(struct fs_context *fc, const struct path *lower)
+{
+	if (!capable(CAP_SYS_ADMIN)) {
+		errorfc(fc, "mounting needs CAP_SYS_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int shiftfs_get_lower(struct fs_context *fc, struct path *lower)
+{
+	int err;
+
+	if (!fc->source)
+		return invalfc(fc, "no source directory given");
+	err = kern_path(fc->source, LOOKUP_FOLLOW, lower);
+	if (err) {
+		errorfc(fc, "cannot resolve source \"%s\": %d", fc->source,
+			err);
+		return err;
+	}
+	if (!d_is_dir(lower->dentry)) {
+		err = invalfc(fc, "source \"%s\" is not a directory",
+			      fc->source);
+		goto out_put;
+	}
+	if (shiftfs_mnt_idmap(lower->mnt) != SHIFTFS_NOP_IDMAP) {
+		err = invalfc(fc, "source \"%s\" is on an idmapped mount",
+			      fc->source);
+		goto out_put;
+	}
+	return 0;
+
+out_put:
+	path_put(lower);
+	return err;
+}
+
+int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct shiftfs_fs_context *ctx = fc->fs_private;
+	struct super_block *lower_sb;
+	struct shiftfs_fs *fs;
+	struct inode *root_inode;
+	struct path lower;
+	int err;
+
+	if (!ctx->uid.nr)
+		return invalfc(fc, "at least one uidmap=FROM:TO:COUNT is required");
+	if (!ctx->gid.nr)
+		return invalfc(fc, "at least one gidmap=FROM:TO:COUNT is required");
+
+	err = shiftfs_get_lower(fc, &lower);
+	if (err)
+		return err;
+	err = shiftfs_may_mount(fc, &lower);
+	if (err)
+		goto out_put_path;
+
+	lower_sb = lower.mnt->mnt_sb;
+	if (lower_sb->s_stack_depth >= FILESYSTEM_MAX_STACK_DEPTH) {
+		err = invalfc(fc, "source \"%s\": maximum stacking depth exceeded",
+			      fc->source);
+		goto out_put_path;
+	}
+
+	err = -ENOMEM;
+	fs = kzalloc(sizeof(*fs), GFP_KERNEL);
+	if (!fs)
+		goto out_put_path;
+	spin_lock_init(&fs->cred_lock);
+	sb->s_fs_info = fs;
+
+	err = shiftfs_map_build(&fs->uid_map, &ctx->uid);
+	if (err)
+		goto out_put_path;
+	err = shiftfs_map_build(&fs->gid_map, &ctx->gid);
+	if (err)
+		goto out_put_path;
+
+	fs->lower_mnt = clone_private_mount(&lower);
+	if (IS_ERR(fs->lower_mnt)) {
+		err = PTR_ERR(fs->lower_mnt);
+		fs->lower_mnt = NULL;
+		errorfc(fc, "cannot clone the mount of \"%s\": %d", fc->source,
+			err);
+		goto out_put_path;
+	}
+
+	err = -ENOMEM;
+	fs->creator_cred = prepare_creds();
+	if (!fs->creator_cred)
+		goto out_put_path;
+
+	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
+	sb->s_maxbytes = lower_sb->s_maxbytes;
+	sb->s_time_gran = lower_sb->s_time_gran;
+	sb->s_blocksize = lower_sb->s_blocksize;
+	sb->s_blocksize_bits = lower_sb->s_blocksize_bits;
+	sb->s_magic = SHIFTFS_MAGIC;
+	sb->s_op = &shiftfs_super_ops;
+	sb->s_d_op = &shiftfs_dentry_ops;
+	sb->s_xattr = shiftfs_xattr_handlers;
+	/* Let the lower filesystem apply umask or default ACLs, once. */
+	sb->s_flags |= lower_sb->s_flags & SB_POSIXACL;
+	sb->s_flags |= SB_NOSEC;
+
+	root_inode = shiftfs_get_inode(sb, d_inode(lower.dentry));
+	if (IS_ERR(root_inode)) {
+		err = PTR_ERR(root_inode);
+		goto out_put_path;
+	}
+	sb->s_root = d_make_root(root_inode);
+	if (!sb->s_root) {
+		err = -ENOMEM;
+		goto out_put_path;
+	}
+	sb->s_root->d_fsdata = dget(lower.dentry);
+	path_put(&lower);
+	return 0;
+
+out_put_path:
+	/* sb->s_fs_info is released by ->put_super via kill_anon_super. */
+	path_put(&lower);
+	return err;
+}
+
+static struct file_system_type shiftfs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "shiftfs",
+	.init_fs_context	= shiftfs_init_fs_context,
+	.parameters		= shiftfs_fs_parameters,
+	.kill_sb		= kill_anon_super,
+};
+MODULE_ALIAS_FS("shiftfs");
+
+static void shiftfs_inode_init_once(void *foo)
+{
+	struct shiftfs_inode *si = foo;
+
+	inode_init_once(&si->vfs_inode);
+}
+
+static int __init shiftfs_init(void)
+{
+	int err;
+
+	shiftfs_inode_cachep = kmem_cache_create("shiftfs_inode",
+						 sizeof(struct shiftfs_inode),
+						 0, SLAB_RECLAIM_ACCOUNT |
+						 SLAB_ACCOUNT,
+						 shiftfs_inode_init_once);
+	if (!shiftfs_inode_cachep)
+		return -ENOMEM;
+	err = register_filesystem(&shiftfs_fs_type);
+	if (err)
+		kmem_cache_destroy(shiftfs_inode_cachep);
+	return err;
+}
+
+static void __exit shiftfs_exit(void)
+{
+	unregister_filesystem(&shiftfs_fs_type);
+	/* Inodes are freed by RCU: wait before destroying their cache. */
+	rcu_barrier();
+	kmem_cache_destroy(shiftfs_inode_cachep);
+}
+
+module_init(shiftfs_init);
+module_exit(shiftfs_exit);
+
+MODULE_AUTHOR("shiftfs developers");
+MODULE_DESCRIPTION("uid/gid shifting stacking filesystem");
+MODULE_LICENSE("GPL");
