@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-fs: the workloads of the shiftfs benchmark (tests/bench/), run
+ * inside the guest on one directory of one mount.  Each command times
+ * itself with CLOCK_MONOTONIC and prints the elapsed seconds as the last
+ * line of stdout ("%.6f"), so that the shell driving it (images/guest-bin/
+ * bench) pays no fork/exec per file and only the filesystem is measured.
+ *
+ *   bench-fs create  DIR NDIRS NFILES   mkdir NDIRS dirs, NFILES empty files in them
+ *   bench-fs stat    DIR NDIRS NFILES   stat() every file by path (DIR/dNNN/fNNNNNN)
+ *   bench-fs readdir DIR NDIRS NFILES   read every directory, check the count
+ *   bench-fs rename  DIR NDIRS NFILES   rename every fN to rN (same directory)
+ *   bench-fs unlink  DIR NDIRS NFILES   unlink every rN (or fN), rmdir the dirs
+ *   bench-fs seqwrite FILE MIB          write MIB MiB in 1 MiB writes, fsync
+ *   bench-fs seqread  FILE              read the file in 1 MiB reads
+ *   bench-fs randread FILE COUNT        COUNT 4 KiB preads at random aligned offsets
+ *   bench-fs mmapread FILE              mmap the file, touch every page
+ *   bench-fs walk    DIR                lstat every entry of a tree, print
+ *                                       "path size uid gid mode" to stdout
+ *   bench-fs mktree  DIR MIB SEED       a source-like tree of about MIB MiB
+ *   bench-fs time    CMD [ARG...]       run CMD, print its elapsed seconds
+ *                                       (stdout of CMD goes to /dev/null
+ *                                       unless BENCH_STDOUT is set)
+ *   bench-fs as UID GID CMD [ARG...]    exec CMD as UID/GID, no groups
+ *                                       (setpriv --reuid/--regid/--clear-groups
+ *                                       for when only busybox setpriv exists)
+ *
+ * NDIRS/NFILES name the same layout for every command: file i lives in
+ * directory i % NDIRS.  Any failed system call is fatal (exit 1, with
+ * the call and path on stderr): a benchmark must not time errors.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <grp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHUNK (1024 * 1024)
+
+static const char *prog = "bench-fs";
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(e));
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void report(double t0)
+{
+	printf("%.6f\n", now() - t0);
+}
+
+static long num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < 0) {
+		fprintf(stderr, "%s: bad number '%s'\n", prog, s);
+		exit(2);
+	}
+	return v;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64*: fixed seed, the same offsets in every column */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static void fpath(char *buf, size_t len, const char *dir, long ndirs,
+		  long i, char kind)
+{
+	snprintf(buf, len, "%s/d%03ld/%c%06ld", dir, i % ndirs, kind, i);
+}
+
+static void dpath(char *buf, size_t len, const char *dir, long d)
+{
+	snprintf(buf, len, "%s/d%03ld", dir, d);
+}
+
+static int cmd_create(const char *dir, long ndirs, long nfiles)
+{
+	char p[4096];
+	double t0 = now();
+
+	for (long d = 0; d < ndirs; d++) {
+		dpath(p, sizeof(p), dir, d);
+		if (mkdir(p, 0755))
+			die("mkdir %s", p);
+	}
+	for (long i = 0; i < nfiles; i++) {
+		int fd;
+
+		fpath(p, sizeof(p), dir, ndirs, i, 'f');
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("create %s", p);
+		close(fd);
+	}
+	report(t0);
+	return 0;
+}
+
+static int cmd_stat(const char *dir, long ndirs, long nfiles)
+{
+	char p[4096];
+	struct stat st;
+	double t0 = now();
+
+	for (long i = 0; i < nfiles; i++) {
+		fpath(p, sizeof(p), dir, ndirs, i, 'f');
+		if (stat(p, &st))
+			die("stat %s", p);
+	}
+	report(t0);
+	return 0;
+}
+
+static int cmd_readdir(const char *dir, long ndirs, long nfiles)
+{
+	char p[4096];
+	long seen = 0;
+	double t0 = now();
+
+	for (long d = 0; d < ndirs; d++) {
+		DIR *dp;
+		struct dirent *de;
+
+		dpath(p, sizeof(p), dir, d);
+		dp = opendir(p);
+		if (!dp)
+			die("opendir %s", p);
+		errno = 0;
+		while ((de = readdir(dp)))
+			if (de->d_name[0] != '.')
+				seen++;
+		if (errno)
+			die("readdir %s", p);
+		closedir(dp);
+	}
+	report(t0);
+	if (seen != nfiles) {
+		fprintf(stderr, "%s: readdir saw %ld entries, want %ld\n",
+			prog, seen, nfiles);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_rename(const char *dir, long ndirs, long nfiles)
+{
+	char a[4096], b[4096];
+	double t0 = now();
+
+	for (long i = 0; i < nfiles; i++) {
+		fpath(a, sizeof(a), dir, ndirs, i, 'f');
+		fpath(b, sizeof(b), dir, ndirs, i, 'r');
+		if (rename(a, b))
+			die("rename %s", a);
+	}
+	report(t0);
+	return 0;
+}
+
+static int cmd_unlink(const char *dir, long ndirs, long nfiles)
+{
+	char p[4096];
+	double t0 = now();
+
+	for (long i = 0; i < nfiles; i++) {
+		fpath(p, sizeof(p), dir, ndirs, i, 'r');
+		if (unlink(p) == 0)
+			continue;
+		if (errno != ENOENT)
+			die("unlink %s", p);
+		fpath(p, sizeof(p), dir, ndirs, i, 'f');
+		if (unlink(p))
+			die("unlink %s", p);
+	}
+	for (long d = 0; d < ndirs; d++) {
+		dpath(p, sizeof(p), dir, d);
+		if (rmdir(p))
+			die("rmdir %s", p);
+	}
+	report(t0);
+	return 0;
+}
+
+static char *chunk(void)
+{
+	char *buf;
+
+	if (posix_memalign((void **)&buf, 4096, CHUNK))
+		die("posix_memalign");
+	for (size_t i = 0; i < CHUNK; i++)
+		buf[i] = (char)(i * 131 + 7);
+	return buf;
+}
+
+static int cmd_seqwrite(const char *file, long mib)
+{
+	char *buf = chunk();
+	double t0;
+	int fd;
+
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("open %s", file);
+	t0 = now();
+	for (long i = 0; i < mib; i++)
+		if (write(fd, buf, CHUNK) != CHUNK)
+			die("write %s", file);
+	if (fsync(fd))
+		die("fsync %s", file);
+	report(t0);
+	close(fd);
+	return 0;
+}
+
+static int cmd_seqread(const char *file)
+{
+	char *buf = chunk();
+	long long total = 0;
+	ssize_t n;
+	double t0;
+	int fd;
+
+	t0 = now();
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s", file);
+	while ((n = read(fd, buf, CHUNK)) > 0)
+		total += n;
+	if (n < 0)
+		die("read %s", file);
+	close(fd);
+	report(t0);
+	if (total == 0) {
+		fprintf(stderr, "%s: %s is empty\n", prog, file);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_randread(const char *file, long count)
+{
+	char *buf = chunk();
+	struct stat st;
+	long pages;
+	double t0;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s", file);
+	if (fstat(fd, &st))
+		die("fstat %s", file);
+	pages = st.st_size / 4096;
+	if (pages == 0) {
+		fprintf(stderr, "%s: %s is empty\n", prog, file);
+		return 1;
+	}
+	t0 = now();
+	for (long i = 0; i < count; i++) {
+		off_t off = (off_t)(rnd() % pages) * 4096;
+
+		if (pread(fd, buf, 4096, off) != 4096)
+			die("pread %s", file);
+	}
+	report(t0);
+	close(fd);
+	return 0;
+}
+
+static int cmd_mmapread(const char *file)
+{
+	volatile unsigned long sum = 0;
+	struct stat st;
+	unsigned char *p;
+	double t0;
+	int fd;
+
+	t0 = now();
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s", file);
+	if (fstat(fd, &st))
+		die("fstat %s", file);
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap %s", file);
+	for (off_t off = 0; off < st.st_size; off += 4096)
+		sum += p[off];
+	munmap(p, st.st_size);
+	close(fd);
+	report(t0);
+	return 0;
+}
+
+static int walk_one(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)type;
+	(void)ftw;
+	printf("%s %lld %u %u %o\n", path, (long long)st->st_size,
+	       st->st_uid, st->st_gid, st->st_mode & 07777);
+	return 0;
+}
+
+static int cmd_walk(const char *dir)
+{
+	double t0 = now();
+	FILE *out = stdout;
+
+	if (nftw(dir, walk_one, 64, FTW_PHYS))
+		die("nftw %s", dir);
+	fflush(out);
+	/* the time goes to stderr: stdout is the listing */
+	fprintf(stderr, "%.6f\n", now() - t0);
+	return 0;
+}
+
+/*
+ * A tree that looks like a source checkout: a few hundred directories,
+ * files mostly small (log-spread 256 B .. 64 KiB, text-like bytes, so
+ * that nothing compresses to zero pages), some larger ones.
+ */
+static int cmd_mktree(const char *dir, long mib, long seed)
+{
+	static const char *ext[] = { ".c", ".h", ".S", ".txt", "", ".sh",
+				     ".c", ".h", ".c", ".rst" };
+	long long want = (long long)mib << 20, have = 0;
+	char p[4096], *buf = malloc(256 * 1024);
+	long nfile = 0;
+	int ndir = 0;
+
+	if (!buf)
+		die("malloc");
+	rng_state ^= (uint64_t)seed * 0x100000001b3ull;
+	for (int i = 0; i < 256 * 1024; i++) {
+		int r = rnd() % 64;
+
+		buf[i] = r < 10 ? ' ' : r == 10 ? '\n' : 'a' + r % 26;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die("mkdir %s", dir);
+	while (have < want) {
+		char d[4096];
+		long size;
+		int fd;
+
+		if (nfile % 16 == 0) {
+			/* a new directory, sometimes nested in the previous */
+			int n;
+
+			if (ndir > 0 && strlen(p) < 200 && rnd() % 3 == 0)
+				n = snprintf(d, sizeof(d), "%s/sub%d", p, ndir);
+			else
+				n = snprintf(d, sizeof(d), "%s/dir%03d", dir, ndir);
+			if (n >= (int)sizeof(d)) {
+				errno = ENAMETOOLONG;
+				die("mkdir %s", dir);
+			}
+			ndir++;
+			if (mkdir(d, 0755))
+				die("mkdir %s", d);
+			strcpy(p, d);
+		}
+		{
+			int shift = 8 + rnd() % 8;	/* 256 B .. 64 KiB */
+
+			size = (1L << shift) + rnd() % (1L << shift);
+			if (rnd() % 50 == 0)
+				size = 128 * 1024 + rnd() % (128 * 1024);
+		}
+		if (snprintf(d, sizeof(d), "%s/file%05ld%s", p, nfile,
+			     ext[rnd() % 10]) >= (int)sizeof(d)) {
+			errno = ENAMETOOLONG;
+			die("create in %s", p);
+		}
+		fd = open(d, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("create %s", d);
+		if (write(fd, buf + rnd() % (256 * 1024 - size), size) != size)
+			die("write %s", d);
+		close(fd);
+		have += size;
+		nfile++;
+	}
+	fprintf(stderr, "%s: mktree: %ld files, %d dirs, %lld bytes\n",
+		prog, nfile, ndir, have);
+	return 0;
+}
+
+static int cmd_time(char **argv)
+{
+	double t0 = now();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (!getenv("BENCH_STDOUT")) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				close(fd);
+			}
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: exec %s: %s\n", prog, argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	report(t0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: %s failed (status 0x%x)\n", prog, argv[0],
+			status);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_as(char **argv)
+{
+	uid_t uid = num(argv[0]);
+	gid_t gid = num(argv[1]);
+
+	if (setgroups(0, NULL))
+		die("setgroups");
+	if (setresgid(gid, gid, gid))
+		die("setresgid %u", gid);
+	if (setresuid(uid, uid, uid))
+		die("setresuid %u", uid);
+	execvp(argv[2], argv + 2);
+	die("exec %s", argv[2]);
+	return 127;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s create|stat|readdir|rename|unlink DIR NDIRS NFILES\n"
+		"       %s seqwrite FILE MIB | seqread FILE | randread FILE COUNT | mmapread FILE\n"
+		"       %s walk DIR | mktree DIR MIB SEED | time CMD [ARG...]\n"
+		"       %s as UID GID CMD [ARG...]\n",
+		prog, prog, prog, prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *c;
+
+	if (argc < 3)
+		usage();
+	c = argv[1];
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+
+	if (!strcmp(c, "time"))
+		return cmd_time(argv + 2);
+	if (argc >= 5 && !strcmp(c, "as"))
+		return cmd_as(argv + 2);
+	if (!strcmp(c, "walk"))
+		return cmd_walk(argv[2]);
+	if (!strcmp(c, "seqread"))
+		return cmd_seqread(argv[2]);
+	if (!strcmp(c, "mmapread"))
+		return cmd_mmapread(argv[2]);
+	if (argc == 4 && !strcmp(c, "seqwrite"))
+		return cmd_seqwrite(argv[2], num(argv[3]));
+	if (argc == 4 && !strcmp(c, "randread"))
+		return cmd_randread(argv[2], num(argv[3]));
+	if (argc == 5 && !strcmp(c, "mktree"))
+		return cmd_mktree(argv[2], num(argv[3]), num(argv[4]));
+	if (argc == 5) {
+		const char *dir = argv[2];
+		long ndirs = num(argv[3]), nfiles = num(argv[4]);
+
+		if (ndirs == 0 || ndirs > 1000)
+			usage();
+		if (!strcmp(c, "create"))
+			return cmd_create(dir, ndirs, nfiles);
+		if (!strcmp(c, "stat"))
+			return cmd_stat(dir, ndirs, nfiles);
+		if (!strcmp(c, "readdir"))
+			return cmd_readdir(dir, ndirs, nfiles);
+		if (!strcmp(c, "rename"))
+			return cmd_rename(dir, ndirs, nfiles);
+		if (!strcmp(c, "unlink"))
+			return cmd_unlink(dir, ndirs, nfiles);
+	}
+	usage();
+	return 2;
+}
