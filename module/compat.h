@@ -77,6 +77,21 @@ static inline struct file *shiftfs_backing_open(const struct file *user_file,
 }
 #endif
 
+/*
+ * 6.7 (and stable) made the VFS pass AT_GETATTR_NOSEC down to stacked
+ * ->getattr when the security hook already ran; vfs_getattr() WARNs on it.
+ */
+static inline int shiftfs_vfs_getattr(const struct path *path,
+				      struct kstat *stat, u32 request_mask,
+				      unsigned int flags)
+{
+#ifdef AT_GETATTR_NOSEC
+	if (flags & AT_GETATTR_NOSEC)
+		return vfs_getattr_nosec(path, stat, request_mask, flags);
+#endif
+	return vfs_getattr(path, stat, request_mask, flags);
+}
+
 /* O_TMPFILE in the lower filesystem. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
 static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,

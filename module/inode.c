@@ -112,7 +112,7 @@ int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
 
 	shiftfs_lower_path(dentry, &lower);
 	old = shiftfs_override_mounter(dentry->d_sb);
-	err = vfs_getattr(&lower, stat, request_mask, query_flags);
+	err = shiftfs_vfs_getattr(&lower, stat, request_mask, query_flags);
 	revert_creds(old);
 	if (err)
 		return err;

@@ -53,14 +53,18 @@ static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower)
 	struct inode *inode = d_inode_rcu(dentry);
 	struct inode *lower_inode = d_inode_rcu(lower);
 
-	if (d_unhashed(lower))
-		return false;
 	if (!inode != !lower_inode)
 		return false;
 	if (inode && shiftfs_inode_lower(inode) != lower_inode)
 		return false;
+	/*
+	 * Our root pins the source directory, which may itself be the
+	 * (never hashed) root of its filesystem, and can't go stale anyway.
+	 */
 	if (IS_ROOT(dentry))
 		return true;
+	if (d_unhashed(lower))
+		return false;
 	if (READ_ONCE(lower->d_parent) != shiftfs_dentry_lower(parent))
 		return false;
 	if (dentry->d_name.hash_len != lower->d_name.hash_len)

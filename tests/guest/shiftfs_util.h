@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the shiftfs guest test programs: a private world per
+ * test (mount namespace + tmpfs), shiftfs mounts through both mount APIs,
+ * and callers in a user namespace mapped like an unprivileged container.
+ */
+#ifndef SHIFTFS_TESTS_UTIL_H
+#define SHIFTFS_TESTS_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Underlying ids, and how the default map shows them. */
+#define ID_HOST		0u
+#define ID_SHIFT	100000u
+#define ID_RANGE	65536u
+#define ID_OVERFLOW	65534u
+#define MAP_DEFAULT	"0:100000:65536"
+
+#define SHIFTFS_MAGIC	0x6a656a62
+
+struct world {
+	char base[64];		/* private tmpfs */
+	char lower[96];		/* underlying tree */
+	char mnt[96];		/* shiftfs mount point */
+};
+
+/* A fresh mount namespace with a private tmpfs holding lower/ and mnt/. */
+static inline int world_setup(struct world *w)
+{
+	if (unshare(CLONE_NEWNS))
+		return -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	snprintf(w->base, sizeof(w->base), "/tmp/shiftfs-test.XXXXXX");
+	if (!mkdtemp(w->base))
+		return -1;
+	if (mount("tmpfs", w->base, "tmpfs", 0, "mode=0755"))
+		return -1;
+	snprintf(w->lower, sizeof(w->lower), "%s/lower", w->base);
+	snprintf(w->mnt, sizeof(w->mnt), "%s/mnt", w->base);
+	if (mkdir(w->lower, 0755) || mkdir(w->mnt, 0755))
+		return -1;
+	return 0;
+}
+
+/* "<dir>/<name>" in a static rotating buffer, for short test code. */
+static inline const char *P(const char *dir, const char *name)
+{
+	static char bufs[8][512];
+	static int i;
+	char *b = bufs[i++ & 7];
+
+	snprintf(b, sizeof(bufs[0]), "%.250s/%.250s", dir, name);
+	return b;
+}
+
+/* Drain the fs_context log: "e shiftfs: ..." lines, joined by '\n'. */
+static inline void fs_log(int fsfd, char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	buf[0] = '\0';
+	while (off + 1 < len) {
+		n = read(fsfd, buf + off, len - off - 1);
+		if (n <= 0)
+			break;
+		off += n;
+		buf[off++] = '\n';
+		buf[off] = '\0';
+	}
+}
+
+/*
+ * fsopen/fsconfig/fsmount/move_mount.  @opts is a NULL-terminated list of
+ * "key=value" strings.  Returns 0 or -errno of the first failing step;
+ * the kernel's explanation, if any, lands in @log.
+ */
+static inline int shiftfs_fsmount(const char *src, const char *dst,
+				  const char *const *opts, char *log,
+				  size_t loglen)
+{
+	int fsfd, mfd, err = 0;
+
+	if (log && loglen)
+		log[0] = '\0';
+	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		return -errno;
+	if (src && fsconfig(fsfd, FSCONFIG_SET_STRING, "source", src, 0)) {
+		err = -errno;
+		goto out;
+	}
+	for (; opts && *opts; opts++) {
+		char key[64];
+		const char *eq = strchr(*opts, '=');
+		size_t klen = eq ? (size_t)(eq - *opts) : strlen(*opts);
+
+		if (klen >= sizeof(key))
+			klen = sizeof(key) - 1;
+		memcpy(key, *opts, klen);
+		key[klen] = '\0';
+		if (eq ? fsconfig(fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0) :
+			 fsconfig(fsfd, FSCONFIG_SET_FLAG, key, NULL, 0)) {
+			err = -errno;
+			goto out;
+		}
+	}
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
+		err = -errno;
+		goto out;
+	}
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
+	if (mfd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (move_mount(mfd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH))
+		err = -errno;
+	close(mfd);
+out:
+	if (log && loglen)
+		fs_log(fsfd, log, loglen);
+	close(fsfd);
+	return err;
+}
+
+/* The common case: default maps for uids and gids, new mount API. */
+static inline int shiftfs_mount_default(const struct world *w)
+{
+	const char *opts[] = { "uidmap=" MAP_DEFAULT, "gidmap=" MAP_DEFAULT,
+			       NULL };
+
+	return shiftfs_fsmount(w->lower, w->mnt, opts, NULL, 0);
+}
+
+static inline int make_file(const char *path, mode_t mode, uid_t uid,
+			    gid_t gid)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (chown(path, uid, gid) || chmod(path, mode))
+		return -1;
+	return 0;
+}
+
+static inline int make_dir(const char *path, mode_t mode, uid_t uid,
+			   gid_t gid)
+{
+	if (mkdir(path, mode) || chown(path, uid, gid) || chmod(path, mode))
+		return -1;
+	return 0;
+}
+
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* 0 if stat(@path) has this owner, else -1 (and errno from stat). */
+static inline int owner_is(const char *path, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -1;
+	if (st.st_uid != uid || st.st_gid != gid) {
+		printf("# %s: owner %u:%u, expected %u:%u\n", path,
+		       (unsigned int)st.st_uid, (unsigned int)st.st_gid,
+		       (unsigned int)uid, (unsigned int)gid);
+		errno = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Run @fn in a child that is root in a new user namespace mapped
+ * 0 -> ID_SHIFT for ID_RANGE ids (an unprivileged container), sharing our
+ * mount namespace.  Returns @fn's exit status, or -1.
+ */
+static inline int in_container(int (*fn)(void *), void *arg)
+{
+	int to_child[2], to_parent[2], status;
+	char path[64], c = 0, map[64];
+	pid_t pid;
+	int fd;
+
+	if (pipe(to_child) || pipe(to_parent))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(120);
+		if (write(to_parent[1], &c, 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(121);
+		if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+			_exit(122);
+		_exit(fn(arg));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	if (read(to_parent[0], &c, 1) != 1)
+		goto fail;
+	snprintf(map, sizeof(map), "0 %u %u\n", ID_SHIFT, ID_RANGE);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, map, strlen(map)) < 0)
+		goto fail;
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, map, strlen(map)) < 0)
+		goto fail;
+	close(fd);
+	if (write(to_child[1], &c, 1) != 1)
+		goto fail;
+	close(to_child[1]);
+	close(to_parent[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+fail:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
+ * An unprivileged caller in the initial namespace: setfsuid() to a
+ * non-zero id drops the filesystem capabilities too.
+ */
+static inline void become_fsids(uid_t uid, gid_t gid)
+{
+	setfsgid(gid);
+	setfsuid(uid);
+}
+
+#endif /* SHIFTFS_TESTS_UTIL_H */
