@@ -373,6 +373,7 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 		return EXIT_FAILURE;
 	if (enter_mntns(nsfd, container))
 		return EXIT_FAILURE;
+	sc_debug("in the mount namespace of pid %d", (int)pid);
 
 	/* directories we make belong to the container's root, if it has one */
 	root_uid = idmap_map(&uid, 0);

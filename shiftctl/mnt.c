@@ -124,6 +124,7 @@ static int shiftfs_create(const char *source, const char *display,
 	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, o->ro ? MOUNT_ATTR_RDONLY : 0);
 	if (mfd < 0)
 		return fs_fail(fsfd, quiet, "%s: fsmount shiftfs", display);
+	sc_debug("shiftfs mount of %s made from source %s", display, source);
 	drain_log(fsfd, !quiet);	/* warnings of a successful mount */
 	return mfd;
 }
@@ -216,8 +217,11 @@ static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
 				    (ro ? LO_FLAGS_READ_ONLY : 0);
 		snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s",
 			 image);
-		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
+		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			sc_debug("%s attached to %s%s", image, dev,
+				 ro ? " read-only" : "");
 			return lfd;
+		}
 		e = errno;
 		close(lfd);
 		if (e != EBUSY) {
@@ -252,6 +256,7 @@ static int lower_mount(const char *dev, const char *type, bool ro,
 	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, ro ? MOUNT_ATTR_RDONLY : 0);
 	if (mfd < 0)
 		return fs_fail(fsfd, false, "%s: fsmount %s", display, type);
+	sc_debug("%s: %s on %s mounted detached", display, type, dev);
 	return mfd;
 }
 
@@ -274,6 +279,8 @@ static int shift_over_detached(int lowerfd, const char *display,
 	mfd = shiftfs_create(source, display, o, true);
 	if (mfd >= 0 || fatal_open_error(mfd))
 		return mfd;
+	sc_debug("shiftfs refused %s (%s): trying a temporary directory",
+		 source, strerror(-mfd));
 
 	snprintf(tmp, sizeof(tmp), "%s/shiftctl-lower.XXXXXX",
 		 access("/run", W_OK) ? "/tmp" : "/run");

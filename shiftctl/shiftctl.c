@@ -85,6 +85,19 @@ void sc_warnc(int errnum, const char *fmt, ...)
 	fprintf(stderr, ": %s\n", strerror(errnum));
 }
 
+void sc_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!getenv("SHIFTCTL_DEBUG"))
+		return;
+	fputs("shiftctl: debug: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void print_version(void)
 {
 	printf("shiftctl %s\n", SHIFTCTL_VERSION);

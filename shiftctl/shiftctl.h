@@ -52,6 +52,8 @@ void sc_warnc(int errnum, const char *fmt, ...)
 void cmd_usage(const struct sc_cmd *cmd, FILE *out);
 int cmd_usage_error(const struct sc_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* "shiftctl: debug: ..." on stderr when $SHIFTCTL_DEBUG is set */
+void sc_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_version(void);
 int read_text(const char *path, char **text);
 int need_privileges(const char *what);

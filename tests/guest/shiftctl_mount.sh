@@ -1,0 +1,440 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest tests of shiftctl (run as root in the busybox guest with shiftfs
+# loaded): mount of a directory and of an ext4 image with explicit maps
+# and with maps derived from a process in a user namespace; bad input that
+# must fail with a clear message and leave no mount, loop device or
+# temporary directory behind; attach/detach into a process that has its
+# own user and mount namespaces, named by pid.  TAP output.
+#
+# Every test runs in a subshell in its own directory under /tmp; a test
+# fails at its first failed check and its log is shown as "# " lines.
+set -u
+
+SC=${SHIFTCTL:-shiftctl}
+# shiftctl's debug lines (loop device, lower mount, shiftfs source used)
+# go into each test's log, shown as "# " lines after its result.
+SHIFTCTL_DEBUG=1
+export SHIFTCTL_DEBUG
+ROOT=$(mktemp -d /tmp/shiftctl-test.XXXXXX)
+num=0
+failed=0
+passed=0
+skipped=0
+KIDS=
+
+echo "TAP version 13"
+
+cleanup_all() {
+	for k in $KIDS; do kill "$k" 2>/dev/null; done
+	grep " $ROOT/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+	rm -rf "$ROOT"
+}
+trap cleanup_all EXIT
+
+# ---- helpers (used inside a test's subshell) -----------------------------
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# sc WANT_RC ARGS...: run shiftctl, keep stdout/stderr in $W/out, $W/err.
+sc() {
+	want=$1
+	shift
+	echo "\$ shiftctl $*"
+	"$SC" "$@" > "$W/out" 2> "$W/err"
+	rc=$?
+	sed 's/^/  out: /' "$W/out"
+	sed 's/^/  err: /' "$W/err"
+	[ "$rc" -eq "$want" ] || fail "shiftctl $1: exit $rc, want $want"
+}
+
+# has out|err TEXT: the last shiftctl output holds TEXT.
+has() { grep -qF -- "$2" "$W/$1" || fail "$1 lacks: $2"; }
+
+mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+fstype_of() { awk -v m="$1" '$5 == m { for (i = 7; $i != "-"; i++); t = $(i + 1) } END { print t }' /proc/self/mountinfo; }
+
+# Loop devices backed by FILE (an absolute path).
+loops_of() {
+	for b in /sys/block/loop*/loop/backing_file; do
+		[ -f "$b" ] || continue
+		[ "$(cat "$b")" = "$1" ] && echo "${b%/loop/backing_file}"
+	done
+}
+
+# No loop device for FILE, waiting a little for autoclear.
+no_loop() {
+	n=0
+	while [ -n "$(loops_of "$1")" ]; do
+		n=$((n + 1))
+		[ $n -gt 30 ] && fail "loop device still bound to $1: $(loops_of "$1")"
+		sleep 0.1
+	done
+}
+
+no_tmpdirs() {
+	for d in /run/shiftctl-lower.* /tmp/shiftctl-lower.*; do
+		[ -e "$d" ] && fail "temporary directory left behind: $d"
+	done
+	return 0
+}
+
+# The mount table is as it was before (no mount left behind).
+same_mounts() {
+	awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.after"
+	cmp -s "$W/mounts.before" "$W/mounts.after" ||
+		fail "mount table changed: $(diff "$W/mounts.before" "$W/mounts.after" | grep '^[+-]/' | tr '\n' ' ')"
+}
+
+snapshot_mounts() { awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.before"; }
+
+owner() { stat -c %u:%g "$1"; }
+
+# A tree with files of three owners.
+make_tree() {
+	mkdir -p "$1/sub"
+	echo root > "$1/root-file"
+	echo user > "$1/user-file"
+	echo nobody > "$1/nobody-file"
+	echo other > "$1/other-file"
+	chown 1000:1000 "$1/user-file"
+	chown 65534:65534 "$1/nobody-file"
+	chown 5000:5000 "$1/other-file"
+}
+
+# An ext4 image holding make_tree's files.
+make_image() {
+	make_tree "$W/imgsrc"
+	truncate -s 32M "$1"
+	mkfs.ext4 -q -F -d "$W/imgsrc" "$1" > /dev/null 2>&1 ||
+		fail "mkfs.ext4 -d failed"
+}
+
+# A process in its own user namespace (and mount namespace with
+# "mntns"), its maps written from here; prints its pid.
+userns_child() {
+	if [ "${1:-}" = mntns ]; then
+		unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
+	else
+		unshare --user sleep 600 > /dev/null 2>&1 &
+	fi
+	kid=$!
+	n=0
+	while [ "$(readlink /proc/$kid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
+		n=$((n + 1))
+		[ $n -gt 100 ] && fail "child never entered a user namespace"
+		sleep 0.05
+	done
+	printf '0 100000 1000\n1000 1000 1\n65534 101000 1\n' > /proc/$kid/uid_map ||
+		fail "cannot write uid_map"
+	printf '0 100000 1000\n1000 1000 1\n65534 101000 1\n' > /proc/$kid/gid_map ||
+		fail "cannot write gid_map"
+	echo "$kid"
+}
+
+# ---- runner --------------------------------------------------------------
+
+t() {
+	name=$1
+	num=$((num + 1))
+	W=$ROOT/$num
+	mkdir -p "$W"
+	( set -u; W=$W; snapshot_mounts; "$name" ) > "$W/log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok $num $name"
+		sed 's/^/# /' "$W/log"
+	elif [ $rc -eq 77 ]; then
+		skipped=$((skipped + 1))
+		echo "ok $num $name # SKIP $(tail -n 1 "$W/log")"
+	else
+		failed=$((failed + 1))
+		echo "not ok $num $name"
+		sed 's/^/# /' "$W/log"
+	fi
+	# whatever the test left, so the next one starts clean
+	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+}
+
+skip() { echo "$*"; exit 77; }
+
+# ---- tests ----------------------------------------------------------------
+
+check_reports_usable() {
+	sc 0 check
+	has out "filesystem"
+	grep -qE '^filesystem +ok ' "$W/out" || fail "shiftfs not reported in /proc/filesystems"
+	grep -qE '^loaded +ok ' "$W/out" || fail "module not reported loaded"
+	has out "shiftfs is usable"
+	sc 0 check --json
+	has out '"usable":true'
+}
+
+mount_dir_explicit_maps() {
+	make_tree "$W/lower"
+	mkdir "$W/mnt"
+	sc 0 mount --uidmap 0:100000:65536 --gidmap 0:100000:65536 "$W/lower" "$W/mnt"
+	mounted "$W/mnt" || fail "not mounted"
+	[ "$(fstype_of "$W/mnt")" = shiftfs ] || fail "not shiftfs: $(fstype_of "$W/mnt")"
+	[ "$(owner "$W/mnt/root-file")" = 100000:100000 ] || fail "root-file: $(owner "$W/mnt/root-file")"
+	[ "$(owner "$W/mnt/user-file")" = 101000:101000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
+	[ "$(owner "$W/lower/root-file")" = 0:0 ] || fail "lower changed"
+	[ "$(cat "$W/mnt/user-file")" = user ] || fail "content"
+	sc 0 list
+	has out "$W/mnt"
+	has out "uidmap=0:100000:65536"
+	sc 0 list --json
+	has out "\"target\":\"$W/mnt\""
+	sc 0 umount "$W/mnt"
+	mounted "$W/mnt" && fail "still mounted"
+	same_mounts
+}
+
+maps_from_userns_process() {
+	kid=$(userns_child) || fail "$kid"
+	KIDS="$KIDS $kid"
+	sc 0 maps "$kid"
+	has out "uidmap=0:100000:1000,uidmap=1000:1000:1,uidmap=65534:101000:1,gidmap=0:100000:1000,gidmap=1000:1000:1,gidmap=65534:101000:1"
+	sc 0 maps --json "$kid"
+	has out "\"pid\":$kid"
+	sc 1 maps 1
+	has err "pid 1 is not in a user namespace"
+	kill "$kid"
+}
+
+mount_dir_maps_from_pid() {
+	kid=$(userns_child) || fail "$kid"
+	make_tree "$W/lower"
+	mkdir "$W/mnt"
+	sc 0 mount --pid "$kid" "$W/lower" "$W/mnt"
+	kill "$kid"
+	[ "$(owner "$W/mnt/root-file")" = 100000:100000 ] || fail "root-file: $(owner "$W/mnt/root-file")"
+	[ "$(owner "$W/mnt/user-file")" = 1000:1000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
+	[ "$(owner "$W/mnt/nobody-file")" = 101000:101000 ] || fail "nobody-file: $(owner "$W/mnt/nobody-file")"
+	[ "$(owner "$W/mnt/other-file")" = 65534:65534 ] || fail "unmapped other-file: $(owner "$W/mnt/other-file")"
+	sc 0 list
+	has out "uidmap=0:100000:1000,uidmap=1000:1000:1,uidmap=65534:101000:1"
+	sc 0 umount "$W/mnt"
+	same_mounts
+}
+
+mount_identity_pid_refused() {
+	make_tree "$W/lower"
+	mkdir "$W/mnt"
+	sc 1 mount --pid 1 "$W/lower" "$W/mnt"
+	has err "pid 1 is not in a user namespace"
+	same_mounts
+}
+
+mount_ext4_image() {
+	make_image "$W/disk.img"
+	mkdir "$W/mnt"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	[ "$(fstype_of "$W/mnt")" = shiftfs ] || fail "not shiftfs"
+	[ -n "$(loops_of "$W/disk.img")" ] || fail "no loop device backs the image"
+	[ "$(owner "$W/mnt/root-file")" = 100000:100000 ] || fail "root-file: $(owner "$W/mnt/root-file")"
+	[ "$(owner "$W/mnt/user-file")" = 101000:101000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
+	[ "$(cat "$W/mnt/root-file")" = root ] || fail "content"
+	no_tmpdirs
+	sc 0 umount "$W/mnt"
+	same_mounts
+	no_loop "$W/disk.img"
+}
+
+mount_ext4_image_ro() {
+	make_image "$W/disk.img"
+	mkdir "$W/mnt"
+	kid=$(userns_child) || fail "$kid"
+	sc 0 mount --ro --pid "$kid" "$W/disk.img" "$W/mnt"
+	kill "$kid"
+	loop=$(loops_of "$W/disk.img")
+	[ -n "$loop" ] || fail "no loop device"
+	[ "$(cat "$loop/ro")" = 1 ] || fail "$loop is not read-only"
+	awk -v m="$W/mnt" '$5 == m { print $6 }' /proc/self/mountinfo | grep -q '^ro' ||
+		fail "mount is not read-only"
+	touch "$W/mnt/new" 2>/dev/null && fail "write to a read-only mount worked"
+	sc 0 umount "$W/mnt"
+	same_mounts
+	no_loop "$W/disk.img"
+}
+
+bad_missing_source() {
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/nonexistent" "$W/mnt"
+	has err "$W/nonexistent: No such file or directory"
+	same_mounts
+}
+
+bad_missing_target() {
+	make_image "$W/disk.img"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/nonexistent"
+	has err "$W/nonexistent: No such file or directory"
+	same_mounts
+	no_loop "$W/disk.img"
+}
+
+bad_non_directory_source() {
+	mkdir "$W/mnt"
+	mkfifo "$W/fifo"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/fifo" "$W/mnt"
+	has err "$W/fifo: not a directory, disk image file or block device"
+	same_mounts
+}
+
+bad_target_not_directory() {
+	make_tree "$W/lower"
+	echo x > "$W/file"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/lower" "$W/file"
+	has err "$W/file: not a directory"
+	same_mounts
+}
+
+bad_overlapping_maps() {
+	make_image "$W/disk.img"
+	mkdir "$W/mnt"
+	sc 2 mount -u 0:100000:65536 -u 1000:300000:10 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	has err "uidmap 1000:300000:10 overlaps 0:100000:65536"
+	same_mounts
+	no_loop "$W/disk.img"
+}
+
+bad_image_not_a_filesystem() {
+	dd if=/dev/urandom of="$W/junk.img" bs=1024 count=4096 2>/dev/null
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/junk.img" "$W/mnt"
+	has err "$W/junk.img: no filesystem found"
+	same_mounts
+	no_loop "$W/junk.img"
+}
+
+# The kernel refuses after the loop device and the lower mount exist: its
+# own message is shown, and everything is unwound.
+bad_kernel_rejects_image_mount() {
+	make_image "$W/disk.img"
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 "$W/disk.img" "$W/mnt"
+	has err "shiftctl: shiftfs: "
+	has err "gidmap"
+	same_mounts
+	no_loop "$W/disk.img"
+	no_tmpdirs
+}
+
+bad_kernel_rejects_dir_mount() {
+	make_tree "$W/lower"
+	mkdir "$W/mnt"
+	sc 1 mount -g 0:100000:65536 "$W/lower" "$W/mnt"
+	has err "shiftctl: shiftfs: "
+	has err "uidmap"
+	same_mounts
+}
+
+bad_corrupt_ext4_image() {
+	make_image "$W/disk.img"
+	# keep the superblock magic, wreck the group descriptors
+	dd if=/dev/zero of="$W/disk.img" bs=1024 seek=2 count=64 conv=notrunc 2>/dev/null
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	has err "$W/disk.img: cannot mount its ext4 filesystem"
+	same_mounts
+	no_loop "$W/disk.img"
+}
+
+in_ns() { nsenter -t "$1" -m sh -c "$2"; }
+
+attach_detach_image() {
+	kid=$(userns_child mntns) || fail "$kid"
+	KIDS="$KIDS $kid"
+	make_image "$W/disk.img"
+	rm -rf /mnt/shiftfs-disk.img
+	sc 0 attach "$kid" "$W/disk.img"
+	has out "/mnt/shiftfs-disk.img"
+	same_mounts	# nothing in the host's namespace
+	[ -n "$(loops_of "$W/disk.img")" ] || fail "no loop device"
+	in_ns "$kid" 'grep -q " /mnt/shiftfs-disk.img .* - shiftfs " /proc/self/mountinfo' ||
+		fail "not mounted in the container"
+	[ "$(in_ns "$kid" 'stat -c %u:%g /mnt/shiftfs-disk.img/root-file')" = 100000:100000 ] ||
+		fail "root-file in container: $(in_ns "$kid" 'stat -c %u:%g /mnt/shiftfs-disk.img/root-file')"
+	[ "$(stat -c %u:%g /mnt/shiftfs-disk.img)" = 100000:100000 ] ||
+		fail "mount point not owned by the container's root: $(stat -c %u:%g /mnt/shiftfs-disk.img)"
+	sc 0 detach "$kid" /mnt/shiftfs-disk.img
+	in_ns "$kid" 'grep -q " /mnt/shiftfs-disk.img " /proc/self/mountinfo' &&
+		fail "still mounted in the container"
+	[ -e /mnt/shiftfs-disk.img ] && fail "mount point not removed"
+	no_loop "$W/disk.img"
+	no_tmpdirs
+	kill "$kid"
+}
+
+attach_dir_custom_path() {
+	kid=$(userns_child mntns) || fail "$kid"
+	KIDS="$KIDS $kid"
+	make_tree "$W/lower"
+	sc 0 attach --ro --path "$W/in/the/container" "$kid" "$W/lower"
+	has out "$W/in/the/container"
+	mounted "$W/in/the/container" && fail "visible in the host"
+	[ "$(in_ns "$kid" "stat -c %u $W/in/the/container/user-file")" = 1000 ] ||
+		fail "user-file in container"
+	in_ns "$kid" "touch $W/in/the/container/x" 2>/dev/null && fail "--ro mount is writable"
+	sc 1 detach "$kid" "$W/in"
+	has err "not a mount point"
+	sc 0 detach "$kid" "$W/in/the/container"
+	in_ns "$kid" "grep -q ' $W/in/the/container ' /proc/self/mountinfo" && fail "still mounted"
+	kill "$kid"
+}
+
+attach_failures_leave_nothing() {
+	kid=$(userns_child mntns) || fail "$kid"
+	KIDS="$KIDS $kid"
+	dd if=/dev/zero of="$W/junk.img" bs=1024 count=1024 2>/dev/null
+	sc 1 attach --path "$W/new/dir" "$kid" "$W/junk.img"
+	has err "no filesystem found"
+	[ -e "$W/new" ] && fail "directory created"
+	make_image "$W/disk.img"
+	echo x > "$W/afile"
+	sc 1 attach --path "$W/afile/sub" "$kid" "$W/disk.img"
+	has err "$W/afile/sub"
+	no_loop "$W/disk.img"
+	sc 1 attach "$kid" "$W/missing.img"
+	has err "$W/missing.img: No such file or directory"
+	sc 1 attach 1 "$W/disk.img"
+	has err "pid 1 is not in a user namespace"
+	sc 1 attach no-such-container "$W/disk.img"
+	has err "no-such-container"
+	sc 1 detach "$kid" /
+	has err "not a shiftfs mount"
+	same_mounts
+	no_loop "$W/disk.img"
+	no_tmpdirs
+	kill "$kid"
+}
+
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root"; exit 0; }
+command -v "$SC" > /dev/null || { echo "1..0 # SKIP shiftctl not installed"; exit 0; }
+
+t check_reports_usable
+t mount_dir_explicit_maps
+t maps_from_userns_process
+t mount_dir_maps_from_pid
+t mount_identity_pid_refused
+t mount_ext4_image
+t mount_ext4_image_ro
+t bad_missing_source
+t bad_missing_target
+t bad_non_directory_source
+t bad_target_not_directory
+t bad_overlapping_maps
+t bad_image_not_a_filesystem
+t bad_kernel_rejects_image_mount
+t bad_kernel_rejects_dir_mount
+t bad_corrupt_ext4_image
+t attach_detach_image
+t attach_dir_custom_path
+t attach_failures_leave_nothing
+
+echo "1..$num"
+echo "# $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
