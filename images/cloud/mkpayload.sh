@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The e2e guest's second disk: the project's files, which change with
+# every commit and so are kept out of the cached base image.  A small
+# ext4 filesystem labelled shiftfs-payload, made without mounting
+# anything (mke2fs -d), mounted read-only in the guest by the seed.
+#
+#   images/cloud/mkpayload.sh KVER BUILD_DIR OUT.img
+#
+# Contents: shiftfs.ko (BUILD_DIR/KVER/shiftfs.ko), shiftctl
+# (BUILD_DIR/shiftctl/shiftctl), lxc-hook/* as committed, the guest
+# scripts (tests/e2e/guest/), the foreign busybox (fetch-foreign.sh).
+# What is missing is left out; the guest says so and the scenarios that
+# need it fail with the reason.
+set -eu
+
+kver=$1
+build=$(cd "$2" && pwd)
+out=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+stage=$build/cloud/payload-$kver
+
+rm -rf "$stage"
+mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"
+[ -f "$build/$kver/shiftfs.ko" ] && cp "$build/$kver/shiftfs.ko" "$stage/"
+[ -x "$build/shiftctl/shiftctl" ] && cp "$build/shiftctl/shiftctl" "$stage/"
+for f in "$top"/lxc-hook/*; do
+	[ -f "$f" ] && cp "$f" "$stage/lxc-hook/"
+done
+cp "$top"/tests/e2e/guest/* "$stage/e2e/"
+for a in "$build"/cloud/foreign/*/; do
+	[ -x "$a/busybox" ] || continue
+	mkdir -p "$stage/foreign/$(basename "$a")"
+	cp "$a/busybox" "$stage/foreign/$(basename "$a")/"
+done
+{
+	echo "kernel=$kver"
+	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} > "$stage/info"
+
+kib=$(du -sk "$stage" | cut -f1)
+rm -f "$out"
+mke2fs -q -t ext4 -L shiftfs-payload -E root_owner=0:0 -d "$stage" "$out" \
+	"$(( kib + 16384 ))k"

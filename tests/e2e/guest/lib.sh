@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the e2e scenario scripts (sourced).  TAP on stdout (the guest
+# driver sends it to the second serial port), narration as "# " lines so
+# that the demo and a failed run's log show what happened.
+
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+E2E=${E2E:-/usr/local/libexec/shiftfs-e2e}
+PAYLOAD=${PAYLOAD:-/run/shiftfs-payload}
+MAP=uidmap=0:100000:65536,gidmap=0:100000:65536
+_n=0
+_failed=0
+
+plan() { echo "1..$1"; }
+ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
+not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+say() { echo "#"; echo "# === $*"; }
+done_testing() { exit $((_failed > 0)); }
+
+# show CMD: narrate a command and its output (the views the demo shows).
+show() {
+	echo "# \$ $*"
+	sh -c "$*" 2>&1 | sed 's/^/#   /'
+}
+
+# check NAME CMD...: one test, passed when CMD succeeds; its output is
+# shown as diagnostics when it fails.
+check() {
+	_name=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		ok "$_name"
+	else
+		not_ok "$_name"
+		[ -n "$_out" ] && diag "$_out"
+	fi
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "got '$2', want '$3'"
+	fi
+}
+
+have_shiftfs() { grep -qw shiftfs /proc/filesystems; }
+
+# Why shiftfs is not there, for a failing test's diagnostics.
+why_no_shiftfs() {
+	if [ ! -f "$PAYLOAD/shiftfs.ko" ]; then
+		echo "shiftfs.ko was not built (make module): no module to load"
+	else
+		echo "modprobe shiftfs failed: $(cat /run/shiftfs-e2e/modprobe.log 2>/dev/null)"
+	fi
+}
+
+# mk_busybox_rootfs DIR [BUSYBOX]: a minimal root filesystem owned by 0:0,
+# busybox and its applets, an init that waits.
+mk_busybox_rootfs() {
+	_root=$1
+	_bb=${2:-/bin/busybox}
+	mkdir -p "$_root"
+	(
+		cd "$_root" || exit 1
+		mkdir -p bin sbin etc proc sys dev tmp root mnt var/tmp run
+		cp "$_bb" bin/busybox
+		for a in sh ls cat echo id stat touch mkdir rm sleep uname grep \
+			 mount umount chroot df ps readlink wc head tail true false \
+			 env hostname printf test; do
+			ln -sf busybox "bin/$a"
+		done
+		echo "root:x:0:0:root:/root:/bin/sh" > etc/passwd
+		echo "root:x:0:" > etc/group
+		cat > sbin/init <<'INIT'
+#!/bin/sh
+trap 'exit 0' TERM PWR INT
+while :; do sleep 1000 & wait $!; done
+INIT
+		chmod 755 sbin/init
+		chmod 1777 tmp
+	)
+	chown -R 0:0 "$_root"
+}
+
+# Ownership of everything under DIR, one "uid:gid mode path" a line.
+owners() { (cd "$1" && find . -xdev -printf '%U:%G %m %p\n' | sort -k3); }
+
+# lxc_config NAME ROOTFS_PATH [EXTRA LINES...]: an unprivileged container
+# (root = host 100000) started by root, no network.
+lxc_config() {
+	_name=$1 _rootfs=$2
+	shift 2
+	mkdir -p "/var/lib/lxc/$_name" "$_rootfs"
+	chmod 755 /var/lib/lxc "/var/lib/lxc/$_name"
+	{
+		echo "lxc.uts.name = $_name"
+		echo "lxc.rootfs.path = dir:$_rootfs"
+		echo "lxc.idmap = u 0 100000 65536"
+		echo "lxc.idmap = g 0 100000 65536"
+		echo "lxc.init.cmd = /sbin/init"
+		echo "lxc.net.0.type = empty"
+		echo "lxc.apparmor.profile = unconfined"
+		echo "lxc.mount.auto = proc:mixed sys:ro"
+		echo "lxc.autodev = 1"
+		echo "lxc.tty.max = 0"
+		echo "lxc.pty.max = 8"
+		echo "lxc.console.path = none"
+		echo "lxc.signal.halt = SIGTERM"
+		echo "lxc.log.file = /var/log/lxc/$_name.log"
+		echo "lxc.log.level = INFO"
+		for l in "$@"; do echo "$l"; done
+	} > "/var/lib/lxc/$_name/config"
+	mkdir -p /var/log/lxc
+	: > "/var/log/lxc/$_name.log"
+}
+
+# start_container NAME: start it detached and wait until it runs; on
+# failure, show LXC's own error lines.  Never waits more than 120 s.
+start_container() {
+	if timeout 120 lxc-start -n "$1" -d > "/run/shiftfs-e2e/$1.start" 2>&1 &&
+	   timeout 60 lxc-wait -n "$1" -s RUNNING -t 50 >/dev/null 2>&1; then
+		return 0
+	fi
+	diag "lxc-start -n $1 failed:"
+	sed 's/^/#   /' "/run/shiftfs-e2e/$1.start"
+	diag "its log (/var/log/lxc/$1.log) says:"
+	grep -E 'ERROR|WARN' "/var/log/lxc/$1.log" 2>/dev/null | tail -n 15 |
+		sed 's/^/#   /'
+	return 1
+}
+
+stop_container() {
+	timeout 60 lxc-stop -n "$1" -t 10 >/dev/null 2>&1 ||
+		timeout 30 lxc-stop -n "$1" -k >/dev/null 2>&1
+	timeout 30 lxc-wait -n "$1" -s STOPPED -t 20 >/dev/null 2>&1
+}
+
+# in_ct NAME CMD...: run CMD as the container's root.
+in_ct() {
+	_ct=$1
+	shift
+	timeout 60 lxc-attach -n "$_ct" --clear-env -v PATH=/bin:/sbin -- "$@"
+}
+
+# loops_of IMAGE: loop devices backed by IMAGE, if any.
+loops_of() { losetup -j "$1" 2>/dev/null; }
+
+# wait_no_loop IMAGE: autoclear loop devices go when their last user
+# does; give them a few seconds.
+wait_no_loop() {
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -z "$(loops_of "$1")" ] && return 0
+		sleep 1
+	done
+	loops_of "$1"
+	return 1
+}
+
+# ct_mounts NAME: the container's mount table, from the host's /proc.
+ct_mounts() { cat "/proc/$(lxc-info -n "$1" -pH)/mounts"; }
+
+# running_container NAME: a plain unprivileged busybox container whose
+# own rootfs is a private copy (no shiftfs needed), to attach things to.
+running_container() {
+	mk_busybox_rootfs "/var/lib/lxc/$1/rootfs"
+	# an unprivileged container's private rootfs belongs to its root
+	chown -R 100000:100000 "/var/lib/lxc/$1/rootfs"
+	lxc_config "$1" "/var/lib/lxc/$1/rootfs"
+	start_container "$1"
+}

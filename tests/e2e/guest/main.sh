@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The e2e guest driver, started by cloud-init (runcmd of the NoCloud seed)
+# once the cloud image has booted.  It installs the project's files from
+# the payload disk (shiftfs.ko under /lib/modules/RELEASE/extra with
+# depmod, shiftctl, the LXC hook), runs the scenario scripts, reports TAP
+# on the second serial port, dumps the kernel log on the first between
+# markers and powers the guest off.
+#
+# Kernel command line:
+#   shiftfs.e2e.tests=s4,s1   run these scenarios, in this order (default: all)
+#   shiftfs.e2e.timeout=SECS  per-scenario timeout (default 600)
+
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+PAYLOAD=/run/shiftfs-payload
+E2E=/usr/local/libexec/shiftfs-e2e
+export PAYLOAD E2E
+TAP=/dev/ttyS1
+[ -c "$TAP" ] || TAP=/dev/console
+
+out() { echo "$@" > "$TAP"; }
+log() { echo "shiftfs-e2e: $*" > /dev/kmsg; }
+
+TESTS=
+TIMEOUT=600
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	shiftfs.e2e.tests=*) TESTS=${arg#shiftfs.e2e.tests=} ;;
+	shiftfs.e2e.timeout=*) TIMEOUT=${arg#shiftfs.e2e.timeout=} ;;
+	esac
+done
+
+out "# e2e guest up: $(uname -r), $(cut -d' ' -f1 /proc/uptime)s after boot"
+# Where the boot went: cloud-init's stages say when they started.
+grep -ao "running '[^']*' at .* Up [0-9.]* seconds" /var/log/cloud-init-output.log 2>/dev/null |
+	sed -E "s/running '([^']*)' at .* Up ([0-9.]+) seconds/\1 at \2s/; s/^/# boot: cloud-init /" > "$TAP"
+mkdir -p /run/shiftfs-e2e "$E2E"
+
+# ---- the project's files --------------------------------------------------
+cp "$PAYLOAD"/e2e/* "$E2E"/
+rel=$(uname -r)
+if [ -f "$PAYLOAD/shiftfs.ko" ]; then
+	mkdir -p "/lib/modules/$rel/extra"
+	cp "$PAYLOAD/shiftfs.ko" "/lib/modules/$rel/extra/"
+	t=$(cut -d' ' -f1 /proc/uptime)
+	depmod -a "$rel"
+	out "# depmod -a took $(awk -v t="$t" '{ printf "%.1f", $1 - t }' /proc/uptime)s"
+	if modprobe shiftfs > /run/shiftfs-e2e/modprobe.log 2>&1; then
+		out "# shiftfs.ko loaded ($(modinfo -F vermagic shiftfs 2>/dev/null))"
+	else
+		out "# modprobe shiftfs failed: $(cat /run/shiftfs-e2e/modprobe.log)"
+	fi
+else
+	out "# no shiftfs.ko in the payload (make module KVER=$rel)"
+fi
+if [ -x "$PAYLOAD/shiftctl" ]; then
+	install -m 755 "$PAYLOAD/shiftctl" /usr/local/sbin/shiftctl
+else
+	out "# no shiftctl in the payload"
+fi
+if [ -d "$PAYLOAD/lxc-hook" ] && [ -n "$(ls "$PAYLOAD/lxc-hook")" ]; then
+	mkdir -p /usr/local/share/lxc/hooks /usr/local/share/lxc/config
+	[ -f "$PAYLOAD/lxc-hook/shiftfs" ] &&
+		install -m 755 "$PAYLOAD/lxc-hook/shiftfs" /usr/local/share/lxc/hooks/shiftfs
+	[ -f "$PAYLOAD/lxc-hook/shiftfs.conf" ] &&
+		sed 's|@LXCHOOKDIR@|/usr/local/share/lxc/hooks|g' \
+			"$PAYLOAD/lxc-hook/shiftfs.conf" > /usr/local/share/lxc/config/shiftfs.conf
+fi
+
+# ---- the scenarios ---------------------------------------------------------
+if [ -n "$TESTS" ]; then
+	list=
+	for p in $(echo "$TESTS" | tr ',' ' '); do
+		list="$list $(ls "$E2E"/"$p"*.sh 2>/dev/null | head -n 1)"
+		ls "$E2E"/"$p"*.sh >/dev/null 2>&1 || out "# no scenario matches '$p'"
+	done
+else
+	list=$(ls "$E2E"/s[0-9]*.sh)
+fi
+cd /tmp || exit 1
+for t in $list; do
+	name=$(basename "$t" .sh)
+	out "# program: $name"
+	log "running $name"
+	start=$(date +%s)
+	timeout -k 10 "$TIMEOUT" sh "$t" > "$TAP" 2>&1 < /dev/null
+	rc=$?
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] && out "# $name: TIMEOUT after ${TIMEOUT}s"
+	out "# time: $name $(( $(date +%s) - start ))s"
+	out "# exit: $name $rc"
+done
+
+# ---- the end ---------------------------------------------------------------
+sync
+{
+	echo "SHIFTFS-DMESG-BEGIN"
+	dmesg
+	echo "SHIFTFS-DMESG-END"
+} > /dev/ttyS0
+out "SHIFTFS-E2E-DONE"
+sync
+poweroff -f

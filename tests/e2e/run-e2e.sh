@@ -1,0 +1,261 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# End-to-end tests: boot the Debian 12 cloud image (images/cloud/) in
+# QEMU, let cloud-init run the scenarios (tests/e2e/guest/), read their TAP
+# from the guest's second serial port, and judge the run.
+#
+#   tests/e2e/run-e2e.sh [-t LIST] [-T SECS] [-d] [-k] KVER BUILD_DIR
+#
+#   -t LIST   scenarios to run, comma-separated prefixes (s4,s1); default all
+#   -T SECS   whole-guest timeout (default 1500); a hung guest is killed
+#             and the run fails
+#   -d        demo: the narration only, with progress while building and
+#             booting (make demo)
+#   -k        keep the guest's throw-away disk overlay afterwards
+#
+# Needs BUILD_DIR/KVER/shiftfs.ko (make module) and
+# BUILD_DIR/shiftctl/shiftctl (make shiftctl); what is missing makes the
+# scenarios that need it fail, with the reason.  The base image is built
+# once and cached (images/cloud/build-image.sh); each run boots a fresh
+# qcow2 overlay of it with the project's files on a second disk.
+#
+# Failure is assumed until the guest says it finished.  The guest's kernel
+# log is scanned (tests/scan-kernel-log.sh): a WARN, BUG, Oops or lockdep
+# report fails the run.  The last line is "N passed, N failed[, N skipped]".
+set -u
+
+tests=
+limit=1500
+demo=0
+keep=0
+usage() {
+	echo "usage: $0 [-t LIST] [-T SECS] [-d] [-k] KVER BUILD_DIR" >&2
+	exit 2
+}
+while getopts t:T:dk opt; do
+	case $opt in
+	t) tests=$OPTARG ;;
+	T) limit=$OPTARG ;;
+	d) demo=1 ;;
+	k) keep=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 2 ] || usage
+kver=$1
+mkdir -p "$2"
+build=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cloud=$top/images/cloud
+run=$build/cloud/run-$kver
+logs=$run/logs
+
+note() { echo "run-e2e: $*"; }
+t_all=$(date +%s)
+timings=()
+timed() { timings+=("$(printf '%-28s %5ss' "$1" "$2")"); }
+
+# ---- host side -------------------------------------------------------------
+"$top/images/setup-host.sh" --e2e "$kver" || exit 1
+if ! command -v eatmydata >/dev/null; then
+	note "installing eatmydata"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends eatmydata >&2 || exit 1
+fi
+
+t0=$(date +%s)
+[ $demo -eq 1 ] && note "the Debian 12 cloud image (debootstrap, cached after the first build) ..."
+if [ $demo -eq 1 ]; then
+	base=$("$cloud/build-image.sh" "$kver" "$build" 2> >(sed -u 's/^/  /' >&2) | tail -n 1)
+else
+	base=$("$cloud/build-image.sh" "$kver" "$build" | tail -n 1)
+fi
+if [ ! -f "$base/.done" ]; then
+	note "the base image could not be built"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+t1=$(date +%s)
+timed "base image ($( [ $((t1 - t0)) -le 5 ] && echo cached || echo built))" $((t1 - t0))
+
+rm -rf "$run"
+mkdir -p "$logs"
+"$cloud/fetch-foreign.sh" arm64 "$build" || note "no arm64 busybox: scenario 3 will fail"
+[ -f "$build/$kver/shiftfs.ko" ] || note "$build/$kver/shiftfs.ko is missing (make module KVER=$kver)"
+[ -x "$build/shiftctl/shiftctl" ] || note "$build/shiftctl/shiftctl is missing (make shiftctl)"
+"$cloud/mkpayload.sh" "$kver" "$build" "$run/payload.img" || exit 1
+"$cloud/mkseed.sh" "$run/seed.img" || exit 1
+qemu-img create -q -f qcow2 -b "$base/base.qcow2" -F qcow2 "$run/overlay.qcow2" || exit 1
+t2=$(date +%s)
+timed "payload, seed, overlay" $((t2 - t1))
+
+# /dev/kvm may exist and hang: same probe and cached verdict as the fast
+# tier (tests/run-guest.sh), BUILD_DIR/accel.
+probe_accel() {
+	local cache=$build/accel accel=tcg
+	if [ -f "$cache" ]; then
+		cat "$cache"
+		return
+	fi
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		if timeout 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+			-nodefaults -display none -no-reboot \
+			-kernel "$base/vmlinuz" -append "panic=-1 console=ttyS0" \
+			-serial none >/dev/null 2>&1; then
+			accel=kvm
+		fi
+	fi
+	echo "$accel" > "$cache"
+	echo "$accel"
+}
+accel=$(probe_accel)
+if [ "$accel" = kvm ]; then
+	cpu="-accel kvm -cpu host"
+else
+	cpu="-accel tcg,thread=multi -cpu max"
+fi
+
+console=$logs/console.log
+tap=$logs/tap.log
+: > "$console"
+: > "$tap"
+append="root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4"
+append="$append ds=nocloud systemd.show_status=auto"
+[ -n "$tests" ] && append="$append shiftfs.e2e.tests=$tests"
+
+note "booting the cloud image ($kver, $accel), logs in $logs/"
+t3=$(date +%s)
+timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m 2048 -smp 2 \
+	-nodefaults -display none -no-reboot \
+	-kernel "$base/vmlinuz" -initrd "$base/initrd.img" -append "$append" \
+	-drive "if=virtio,file=$run/overlay.qcow2,format=qcow2,cache=unsafe,discard=unmap" \
+	-drive "if=virtio,file=$run/payload.img,format=raw,readonly=on" \
+	-drive "if=virtio,file=$run/seed.img,format=raw,readonly=on" \
+	-serial "file:$console" -serial "file:$tap" \
+	</dev/null >"$logs/qemu.log" 2>&1 &
+qpid=$!
+
+# Progress while the guest boots (until it speaks on the TAP port).
+(
+	while kill -0 $qpid 2>/dev/null && [ ! -s "$tap" ]; do
+		sleep 10
+		[ -s "$tap" ] && break
+		last=$(tr -d '\r' < "$console" | grep -aE 'Reached target|Starting|Started|cloud-init|Cloud-init|Run /init|EXT4-fs' |
+			tail -n 1 | sed -E 's/^\[[ 0-9.]+\] //; s/\x1b\[[0-9;]*m//g' | cut -c1-70)
+		echo "run-e2e: booting... $(( $(date +%s) - t3 ))s${last:+  ($last)}"
+	done
+) &
+ppid_=$!
+
+first=
+if [ $demo -eq 1 ]; then
+	# The narration: the scenarios' "# " lines, without TAP bookkeeping.
+	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r' |
+		sed -u -n -e '/^# program: /{s/^# program: /\n>>> /;p;d}' \
+			-e '/^# exit: \|^# time: \|^1\.\./d' \
+			-e 's/^# \{0,1\}//p' -e '/^not ok/p' -e '/^ok .*SKIP/p'
+else
+	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
+fi
+wait $qpid
+qrc=$?
+kill $ppid_ 2>/dev/null
+wait $ppid_ 2>/dev/null
+t4=$(date +%s)
+# First TAP line (the guest driver's hello) marks the end of the boot.
+boot=$(grep -am1 'after boot' "$tap" | sed -nE 's/.* ([0-9.]+)s after boot.*/\1/p')
+timed "guest boot (to cloud-init runcmd)" "${boot:-?}"
+while read -r _ _ name secs; do
+	timed "  scenario $name" "${secs%s}"
+done < <(tr -d '\r' < "$tap" | grep -a '^# time: ')
+timed "guest total (qemu)" $((t4 - t3))
+[ $keep -eq 1 ] || rm -f "$run/overlay.qcow2"
+
+failed_reasons=
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	failed_reasons="guest TIMEOUT after ${limit}s (killed)"
+fi
+if grep -aq '^SHIFTFS-E2E-ERROR' "$tap"; then
+	failed_reasons="${failed_reasons:+$failed_reasons; }$(grep -a '^SHIFTFS-E2E-ERROR' "$tap" | tr -d '\r' | head -n 1)"
+fi
+if ! grep -aq '^SHIFTFS-E2E-DONE' "$tap"; then
+	failed_reasons="${failed_reasons:+$failed_reasons; }guest did not finish (crash or hang; see $console)"
+fi
+if ! grep -aq '^SHIFTFS-DMESG-END' "$console"; then
+	failed_reasons="${failed_reasons:+$failed_reasons; }guest kernel log incomplete"
+fi
+if ! kbad=$("$top/tests/scan-kernel-log.sh" "$console"); then
+	echo "run-e2e: kernel log reports:"
+	echo "$kbad" | sed 's/^/  /' | head -n 40
+	failed_reasons="${failed_reasons:+$failed_reasons; }kernel log shows WARN/BUG/Oops/lockdep/refcount reports"
+fi
+
+echo "run-e2e: timings"
+printf '  %s\n' "${timings[@]}"
+echo "  $(printf '%-28s %5ss' "e2e total" $(( $(date +%s) - t_all )))"
+
+# Count TAP results per scenario; one that exits non-zero without a
+# "not ok", or reports fewer results than its plan, counts as a failure.
+awk -v reasons="$failed_reasons" '
+function close_prog() {
+	if (prog == "")
+		return
+	if (plan >= 0 && seen < plan) {
+		failed++
+		fails[++nf] = prog ": " (plan - seen) " planned tests never reported"
+	}
+	if (plan < 0) {
+		failed++
+		fails[++nf] = prog ": printed no TAP plan"
+	}
+	if (rc != 0 && progfail == 0) {
+		failed++
+		fails[++nf] = prog ": exited " rc
+	}
+	prog = ""
+}
+{ sub(/\r$/, "") }
+/^# program: / { close_prog(); prog = $3; plan = -1; seen = 0; rc = 0; progfail = 0; next }
+/^# exit: / { rc = $4; next }
+/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
+/^ok / {
+	seen++
+	if ($0 ~ /# *SKIP/) {
+		skipped++
+		sub(/^ok [0-9]+ (- )?/, "")
+		skips[++ns] = prog ": " $0
+	} else {
+		passed++
+	}
+	next
+}
+/^not ok / {
+	seen++; failed++; progfail++
+	sub(/^not ok [0-9]+ (- )?/, "")
+	fails[++nf] = prog ": " $0
+	next
+}
+END {
+	close_prog()
+	if (reasons != "") {
+		failed++
+		fails[++nf] = "guest: " reasons
+	}
+	if (passed + failed == 0) {
+		failed++
+		fails[++nf] = "guest: no test ran"
+	}
+	if (ns) {
+		print "SKIPPED:"
+		for (i = 1; i <= ns; i++) print "  " skips[i]
+	}
+	if (nf) {
+		print "FAILED:"
+		for (i = 1; i <= nf; i++) print "  " fails[i]
+	}
+	printf "%d passed, %d failed", passed, failed
+	if (skipped) printf ", %d skipped", skipped
+	printf "\n"
+	exit failed ? 1 : 0
+}' "$tap"
