@@ -14,6 +14,7 @@
 
 #include "json.h"
 #include "shiftctl.h"
+#include "source.h"
 
 enum {
 	OPT_ALLOW_IDENTITY = CHAR_MAX + 1,
@@ -105,9 +106,43 @@ struct list_row {
 	const char *source;
 	const char *mode;	/* "ro" or "rw" */
 	char *options;		/* uidmap=...,gidmap=... as the kernel shows them */
+	char device[48];	/* "/dev/loop0" for an image, else "" */
+	char *image;		/* the image file behind device, if known */
 	struct idmap uid, gid;
 	bool maps_ok;
 };
+
+/*
+ * A shiftfs mount of an image file shows the temporary directory its
+ * lower filesystem was on as its source; the name of that directory
+ * gives the device, and the loop driver the image file behind it.
+ */
+static void find_image(struct list_row *r)
+{
+	char dev[40], path[96];
+	char *text = NULL;
+	size_t n;
+
+	if (source_tmpdir_dev(r->source, dev, sizeof(dev)))
+		return;
+	snprintf(r->device, sizeof(r->device), "/dev/%s", dev);
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", dev);
+	if (read_text(path, &text))
+		return;
+	n = strlen(text);
+	while (n && text[n - 1] == '\n')
+		text[--n] = '\0';
+	r->image = text;
+}
+
+static const char *shown_source(const struct list_row *r)
+{
+	if (r->image)
+		return r->image;
+	if (*r->device)
+		return r->device;
+	return r->source;
+}
 
 static void list_text(struct list_row *rows, size_t n)
 {
@@ -117,13 +152,13 @@ static void list_text(struct list_row *rows, size_t n)
 	for (i = 0; i < n; i++) {
 		if ((int)strlen(rows[i].target) > wt)
 			wt = (int)strlen(rows[i].target);
-		if ((int)strlen(rows[i].source) > ws)
-			ws = (int)strlen(rows[i].source);
+		if ((int)strlen(shown_source(&rows[i])) > ws)
+			ws = (int)strlen(shown_source(&rows[i]));
 	}
 	printf("%-*s %-*s %-4s %s\n", wt, "TARGET", ws, "SOURCE", "MODE", "MAPS");
 	for (i = 0; i < n; i++)
 		printf("%-*s %-*s %-4s %s\n", wt, rows[i].target, ws,
-		       rows[i].source, rows[i].mode,
+		       shown_source(&rows[i]), rows[i].mode,
 		       rows[i].options && *rows[i].options ? rows[i].options : "-");
 }
 
@@ -137,6 +172,10 @@ static void list_json(struct list_row *rows, size_t n)
 		json_string(stdout, rows[i].target);
 		fputs(",\"source\":", stdout);
 		json_string(stdout, rows[i].source);
+		fputs(",\"device\":", stdout);
+		json_string(stdout, *rows[i].device ? rows[i].device : NULL);
+		fputs(",\"image\":", stdout);
+		json_string(stdout, rows[i].image);
 		printf(",\"ro\":%s,\"options\":", strcmp(rows[i].mode, "ro") ? "false" : "true");
 		json_string(stdout, rows[i].options);
 		if (rows[i].maps_ok) {
@@ -193,6 +232,7 @@ int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
 			  "ro" : "rw";
 		r->maps_ok = idmap_parse_options(opts ? opts : "", &r->uid,
 						 &r->gid, NULL, 0) == 0;
+		find_image(r);
 		r->options = r->maps_ok ? idmap_format_options(&r->uid, &r->gid)
 					: strdup(opts ? opts : "");
 	}
@@ -202,8 +242,10 @@ int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
 		list_text(rows, n);
 	ret = EXIT_SUCCESS;
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(rows[i].options);
+		free(rows[i].image);
+	}
 	free(rows);
 	mnt_free_iter(itr);
 	mnt_unref_table(tb);

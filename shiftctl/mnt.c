@@ -12,6 +12,8 @@
 #include <blkid.h>
 #include <fcntl.h>
 #include <libmount.h>
+#include <limits.h>
+#include <signal.h>
 #include <linux/loop.h>
 #include <stdarg.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "shiftctl.h"
+#include "source.h"
 
 /* Print what the kernel logged on an fs_context fd ("e shiftfs: ..."). */
 static void drain_log(int fsfd, bool print)
@@ -264,15 +267,19 @@ static int lower_mount(const char *dev, const char *type, bool ro,
  * shiftfs takes its lower layer as a path.  A detached mount has one:
  * /proc/self/fd/N of its fd, and that is tried first since it never makes
  * the lower mount visible.  A module that insists on a mount in the
- * caller's namespace (as clone_private_mount() did before 6.15) refuses it;
- * then the lower mount is put on a private temporary directory for the
- * time of the fsconfig() calls and lazily unmounted again, shiftfs holding
- * its own reference.
+ * caller's namespace (clone_private_mount() before 6.15) refuses it; then
+ * the lower mount is put on a private temporary directory for the time of
+ * the fsconfig() calls and lazily unmounted again, shiftfs holding its own
+ * reference.  The directory is named after dev (source.h) because
+ * mountinfo keeps showing it as the shiftfs mount's source.  Signals that
+ * would end us are held off meanwhile so that the directory and its mount
+ * never outlive us.
  */
-static int shift_over_detached(int lowerfd, const char *display,
-			       const struct shift_opts *o)
+static int shift_over_detached(int lowerfd, const char *dev,
+			       const char *display, const struct shift_opts *o)
 {
-	char source[64], tmp[64];
+	char source[64], tmp[PATH_MAX];
+	sigset_t block, old;
 	int mfd;
 
 	snprintf(source, sizeof(source), "/proc/self/fd/%d", lowerfd);
@@ -282,11 +289,22 @@ static int shift_over_detached(int lowerfd, const char *display,
 	sc_debug("shiftfs refused %s (%s): trying a temporary directory",
 		 source, strerror(-mfd));
 
-	snprintf(tmp, sizeof(tmp), "%s/shiftctl-lower.XXXXXX",
-		 access("/run", W_OK) ? "/tmp" : "/run");
+	if (source_tmpdir_template(tmp, sizeof(tmp),
+				   access("/run", W_OK) ? "/tmp" : "/run", dev)) {
+		sc_warnx("%s: cannot name a temporary directory after %s",
+			 display, dev);
+		return -EINVAL;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	if (!mkdtemp(tmp)) {
-		sc_warnc(errno, "%s: cannot make a temporary directory", tmp);
-		return -errno;
+		mfd = -errno;
+		sc_warnc(-mfd, "%s: cannot make a temporary directory", tmp);
+		goto out;
 	}
 	if (move_mount(lowerfd, "", AT_FDCWD, tmp, MOVE_MOUNT_F_EMPTY_PATH)) {
 		mfd = -errno;
@@ -299,6 +317,8 @@ static int shift_over_detached(int lowerfd, const char *display,
 	}
 	if (rmdir(tmp))
 		sc_warnc(errno, "%s: cannot remove", tmp);
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return mfd;
 }
 
@@ -347,7 +367,7 @@ int shift_build(const char *src, const struct shift_opts *o,
 		return lowerfd;
 	/* the mounted filesystem holds the loop device from now on */
 	closep(&loopfd);
-	return shift_over_detached(lowerfd, src, o);
+	return shift_over_detached(lowerfd, dev, src, o);
 }
 
 /*

@@ -239,6 +239,12 @@ mount_ext4_image() {
 	[ "$(owner "$W/mnt/user-file")" = 101000:101000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
 	[ "$(cat "$W/mnt/root-file")" = root ] || fail "content"
 	no_tmpdirs
+	loop=$(loops_of "$W/disk.img")
+	sc 0 list
+	has out "$W/disk.img"
+	sc 0 list --json
+	has out "\"device\":\"/dev/${loop##*/}\""
+	has out "\"image\":\"$W/disk.img\""
 	sc 0 umount "$W/mnt"
 	same_mounts
 	no_loop "$W/disk.img"
@@ -259,6 +265,44 @@ mount_ext4_image_ro() {
 	sc 0 umount "$W/mnt"
 	same_mounts
 	no_loop "$W/disk.img"
+}
+
+mount_xfs_image() {
+	command -v mkfs.xfs > /dev/null || skip "no mkfs.xfs"
+	grep -qw xfs /proc/filesystems || skip "no xfs in this kernel"
+	make_tree "$W/imgsrc"
+	truncate -s 320M "$W/xfs.img"
+	mkfs.xfs -q "$W/xfs.img" > /dev/null 2>&1 || skip "mkfs.xfs failed"
+	mkdir "$W/mnt"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/xfs.img" "$W/mnt"
+	has err "xfs on /dev/loop"
+	[ "$(owner "$W/mnt")" = 100000:100000 ] || fail "xfs root: $(owner "$W/mnt")"
+	sc 0 umount "$W/mnt"
+	same_mounts
+	no_loop "$W/xfs.img"
+}
+
+umount_busy_and_foreign() {
+	make_image "$W/disk.img"
+	mkdir "$W/mnt"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	( cd "$W/mnt" && exec sleep 600 ) &
+	holder=$!
+	sleep 0.2
+	sc 1 umount "$W/mnt"
+	has err "$W/mnt: cannot unmount: busy"
+	mounted "$W/mnt" || fail "busy mount went away"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	sc 0 umount "$W/mnt"
+	no_loop "$W/disk.img"
+	sc 1 umount /tmp
+	has err "/tmp: not a shiftfs mount (it is tmpfs)"
+	sc 1 umount "$W"
+	has err "$W: not a mount point"
+	sc 1 umount "$W/nonexistent"
+	has err "$W/nonexistent: No such file or directory"
+	same_mounts
 }
 
 bad_missing_source() {
@@ -422,6 +466,8 @@ t mount_dir_maps_from_pid
 t mount_identity_pid_refused
 t mount_ext4_image
 t mount_ext4_image_ro
+t mount_xfs_image
+t umount_busy_and_foreign
 t bad_missing_source
 t bad_missing_target
 t bad_non_directory_source

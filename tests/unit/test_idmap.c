@@ -11,6 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "idmap.h"
 #include "json.h"
+#include "source.h"
 
 struct ctx {
 	int num, passed, failed;
@@ -442,6 +444,36 @@ static void test_json(void)
 	end();
 }
 
+static void test_source_names(void)
+{
+	char buf[128], dev[40];
+
+	begin("tmpdir names carry the device and parse back");
+	CHECK(source_tmpdir_template(buf, sizeof(buf), "/run", "/dev/loop12") == 0);
+	CHECK_STR(buf, "/run/shiftctl-loop12.XXXXXX");
+	memcpy(buf + strlen(buf) - 6, "a1B2c3", 6);	/* as mkdtemp() would */
+	CHECK(source_tmpdir_dev(buf, dev, sizeof(dev)) == 0);
+	CHECK_STR(dev, "loop12");
+	CHECK(source_tmpdir_template(buf, sizeof(buf), "/tmp", "nvme0n1p2") == 0);
+	CHECK_STR(buf, "/tmp/shiftctl-nvme0n1p2.XXXXXX");
+	CHECK(source_tmpdir_dev("/tmp/shiftctl-nvme0n1p2.Zz09Aa", dev, sizeof(dev)) == 0);
+	CHECK_STR(dev, "nvme0n1p2");
+	end();
+
+	begin("tmpdir names: anything else is not one");
+	CHECK(source_tmpdir_template(buf, sizeof(buf), "/run", "/dev/a b") != 0);
+	CHECK(source_tmpdir_template(buf, sizeof(buf), "/run", "/dev/") != 0);
+	CHECK(source_tmpdir_template(buf, 16, "/run", "loop0") == -ENAMETOOLONG);
+	CHECK(source_tmpdir_dev("/srv/rootfs", dev, sizeof(dev)) != 0);
+	CHECK(source_tmpdir_dev("shiftctl-loop0.abcdef", dev, sizeof(dev)) != 0);
+	CHECK(source_tmpdir_dev("/run/shiftctl-.abcdef", dev, sizeof(dev)) != 0);
+	CHECK(source_tmpdir_dev("/run/shiftctl-loop0", dev, sizeof(dev)) != 0);
+	CHECK(source_tmpdir_dev("/run/shiftctl-lo op0.abcdef", dev, sizeof(dev)) != 0);
+	CHECK(source_tmpdir_dev("/run/shiftctl-loop0.abc", dev, sizeof(dev)) != 0);
+	CHECK(source_tmpdir_dev("/run/shiftctl-loop0.abcdef", dev, 5) != 0);
+	end();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -452,6 +484,7 @@ int main(void)
 	test_derive();
 	test_round_trip();
 	test_json();
+	test_source_names();
 	printf("%d passed, %d failed\n", T.passed, T.failed);
 	return T.failed ? 1 : 0;
 }
