@@ -22,7 +22,7 @@ KVER_6.1 := $(shell $(TOP)/images/kver.sh 6.1)
 KVER_6.12 := $(shell $(TOP)/images/kver.sh 6.12)
 
 ifeq ($(origin KVER),command line)
-KVER := $(shell $(TOP)/images/kver.sh $(KVER))
+override KVER := $(shell $(TOP)/images/kver.sh $(KVER))
 KVERS := $(KVER)
 else
 KVER := $(KVER_6.1)

@@ -47,6 +47,13 @@ copy_prog() {
 		return 1
 	}
 	dst=${2:-$src}
+	# The real tool wins over a busybox applet of the same name,
+	# wherever in PATH the applet's link is.
+	for d in bin sbin usr/bin usr/sbin; do
+		if [ "$(readlink "$root/$d/${dst##*/}" 2>/dev/null)" = /bin/busybox ]; then
+			rm -f "$root/$d/${dst##*/}"
+		fi
+	done
 	mkdir -p "$root$(dirname "$dst")"
 	rm -f "$root$dst"
 	cp -L "$src" "$root$dst"
@@ -62,7 +69,7 @@ copy_prog() {
 # applets of the same name, which lack options the tests need.
 for p in mke2fs mkfs.xfs mkfs.btrfs setfacl getfacl setcap getcap \
 	 getfattr setfattr stress-ng unshare nsenter losetup findmnt mount \
-	 umount setpriv bindfs fusermount kmod; do
+	 umount setpriv bash bindfs fusermount kmod; do
 	copy_prog "$p"
 done
 for p in modprobe insmod rmmod lsmod depmod modinfo; do
@@ -70,6 +77,8 @@ for p in modprobe insmod rmmod lsmod depmod modinfo; do
 	ln -s "$(command -v kmod)" "sbin/$p"
 done
 ln -sf "$(command -v mke2fs)" sbin/mkfs.ext4
+# Scripts say #!/bin/bash; the host may have bash in /usr/bin only.
+[ -e bin/bash ] || ln -s "$(command -v bash)" bin/bash
 # mke2fs wants its config; util-linux mount wants an fstab.
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf etc/
 : > etc/fstab

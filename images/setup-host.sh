@@ -42,10 +42,27 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "setup-host.sh: run as root, or: apt-get install$missing" >&2
 	exit 1
 fi
+# apt-get falls back to treating an unknown name as a regular expression
+# (linux-headers-6.1 would pull in every 6.1 header package): insist on
+# exact package names, refreshing the lists once if one is unknown.
+exact() {
+	apt-cache show --no-all-versions "$1" 2>/dev/null | grep -qx "Package: $1"
+}
+for p in $missing; do
+	if ! exact "$p"; then
+		apt-get update -q -o DPkg::Lock::Timeout=900 >&2
+		exact "$p" || {
+			echo "setup-host.sh: apt knows no package named '$p'" >&2
+			exit 1
+		}
+	fi
+done
 echo "setup-host.sh: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 # A missing candidate usually means stale lists (new ABI since last update).
-if ! apt-get install -y -q --no-install-recommends $missing >&2; then
-	apt-get update -q >&2
-	apt-get install -y -q --no-install-recommends $missing >&2
+# Wait for a concurrent apt/dpkg rather than failing on its lock.
+apt="apt-get -y -q -o DPkg::Lock::Timeout=900 --no-install-recommends"
+if ! $apt install $missing >&2; then
+	$apt update >&2
+	$apt install $missing >&2
 fi
