@@ -42,4 +42,4 @@ done
 kib=$(du -sk "$stage" | cut -f1)
 rm -f "$out"
 mke2fs -q -t ext4 -L shiftfs-payload -E root_owner=0:0 -d "$stage" "$out" \
-	"$(( kib + 16384 ))k"
+	"$(( kib + 16384 ))k" >/dev/null

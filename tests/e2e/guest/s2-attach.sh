@@ -17,7 +17,7 @@ mkdir /run/shiftfs-e2e/disk/data
 echo "root-owned data" > /run/shiftfs-e2e/disk/data/hello
 chown -R 0:0 /run/shiftfs-e2e/disk
 rm -f "$img"
-mke2fs -q -t ext4 -E root_owner=0:0 -d /run/shiftfs-e2e/disk "$img" 64M
+mke2fs -q -t ext4 -E root_owner=0:0 -d /run/shiftfs-e2e/disk "$img" 64M >/dev/null
 show "debugfs -R 'ls -l /data' $img 2>/dev/null"
 
 if ! command -v shiftctl >/dev/null; then

@@ -24,7 +24,7 @@ rm -rf /run/shiftfs-e2e/arm64
 mk_busybox_rootfs /run/shiftfs-e2e/arm64 "$bb"
 rm -f "$img"
 mkdir -p /srv/images
-mke2fs -q -t ext4 -E root_owner=0:0 -d /run/shiftfs-e2e/arm64 "$img" 32M
+mke2fs -q -t ext4 -E root_owner=0:0 -d /run/shiftfs-e2e/arm64 "$img" 32M >/dev/null
 show "file -L /run/shiftfs-e2e/arm64/bin/busybox 2>/dev/null || od -An -c -N 20 /run/shiftfs-e2e/arm64/bin/busybox"
 ok "an arm64 root filesystem image owned by 0:0"
 

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# The e2e tier (Debian 12 cloud image guest), for the top-level Makefile:
+#
+#   include images/cloud/cloud.mk
+#
+# Uses TOP, BUILD and KVER from the including Makefile, and its module
+# and shiftctl targets.
+#
+#   make cloud-image   build (or reuse) the cached base image for KVER
+#   make e2e           the end-to-end scenarios in the cloud image guest
+#   make e2e E2E_TESTS=s1,s3     only those scenarios
+#   make e2e-demo      the narrated demo (scenarios 4, 1, 3)
+
+E2E_TESTS ?=
+
+.PHONY: cloud-image e2e e2e-demo
+
+cloud-image:
+	@$(TOP)/images/setup-host.sh --e2e $(KVER)
+	@$(TOP)/images/cloud/build-image.sh $(KVER) $(BUILD)
+
+e2e: module shiftctl
+	@$(TOP)/tests/e2e/run-e2e.sh $(if $(E2E_TESTS),-t $(E2E_TESTS)) $(KVER) $(BUILD)
+
+e2e-demo: module shiftctl
+	@$(TOP)/tests/e2e/demo.sh $(KVER) $(BUILD)
