@@ -84,15 +84,14 @@ static int open_fs(const char *type, const char *display)
 	return -e;
 }
 
-/* fsopen() errors are not worth retrying with another source. */
-static bool fatal_open_error(int ret)
-{
-	return ret == -ENODEV || ret == -ENOSYS || ret == -EPERM ||
-	       ret == -ENOMEM || ret == -EMFILE;
-}
-
+/*
+ * A detached shiftfs mount of source, or a negative errno.  quiet keeps
+ * the reasons of a refused configuration to ourselves (a retry follows);
+ * *opened tells whether shiftfs could be opened at all (if not, the reason
+ * has been printed and no retry can help).
+ */
 static int shiftfs_create(const char *source, const char *display,
-			  const struct shift_opts *o, bool quiet)
+			  const struct shift_opts *o, bool quiet, bool *opened)
 {
 	const struct idmap *maps[2] = { o->uid, o->gid };
 	_cleanup_close_ int fsfd = -EBADF;
@@ -102,6 +101,8 @@ static int shiftfs_create(const char *source, const char *display,
 	int mfd;
 
 	fsfd = open_fs("shiftfs", display);
+	if (opened)
+		*opened = fsfd >= 0;
 	if (fsfd < 0)
 		return fsfd;
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", source, 0))
@@ -280,11 +281,12 @@ static int shift_over_detached(int lowerfd, const char *dev,
 {
 	char source[64], tmp[PATH_MAX];
 	sigset_t block, old;
+	bool opened;
 	int mfd;
 
 	snprintf(source, sizeof(source), "/proc/self/fd/%d", lowerfd);
-	mfd = shiftfs_create(source, display, o, true);
-	if (mfd >= 0 || fatal_open_error(mfd))
+	mfd = shiftfs_create(source, display, o, true, &opened);
+	if (mfd >= 0 || !opened)
 		return mfd;
 	sc_debug("shiftfs refused %s (%s): trying a temporary directory",
 		 source, strerror(-mfd));
@@ -311,7 +313,7 @@ static int shift_over_detached(int lowerfd, const char *dev,
 		sc_warnc(-mfd, "%s: cannot mount the lower filesystem on %s",
 			 display, tmp);
 	} else {
-		mfd = shiftfs_create(tmp, display, o, false);
+		mfd = shiftfs_create(tmp, display, o, false, NULL);
 		if (umount2(tmp, MNT_DETACH))
 			sc_warnc(errno, "%s: cannot unmount", tmp);
 	}
@@ -350,7 +352,7 @@ int shift_build(const char *src, const struct shift_opts *o,
 		return ret;
 	}
 	if (S_ISDIR(st.st_mode))
-		return shiftfs_create(abs, src, o, false);
+		return shiftfs_create(abs, src, o, false, NULL);
 
 	ret = probe_type(abs, info->fstype, sizeof(info->fstype));
 	if (ret)

@@ -221,6 +221,27 @@ mount_dir_maps_from_pid() {
 	same_mounts
 }
 
+# An LXC name, resolved by a stand-in lxc-info to a user-namespace process.
+mount_by_container_name() {
+	kid=$(userns_child) || fail "$kid"
+	mkdir "$W/bin"
+	printf '#!/bin/sh\n[ "$2" = web ] && echo %s && exit 0\necho "$2 does not exist" >&2\nexit 1\n' \
+		"$kid" > "$W/bin/lxc-info"
+	chmod +x "$W/bin/lxc-info"
+	make_tree "$W/lower"
+	mkdir "$W/mnt"
+	PATH=$W/bin:$PATH
+	sc 0 mount --container web "$W/lower" "$W/mnt"
+	[ "$(owner "$W/mnt/root-file")" = 100000:100000 ] || fail "root-file: $(owner "$W/mnt/root-file")"
+	sc 0 umount "$W/mnt"
+	sc 1 mount --container db "$W/lower" "$W/mnt"
+	has err "unknown container db (lxc-info: db does not exist)"
+	sc 0 maps web
+	has out "uidmap=0:100000:1000"
+	kill "$kid"
+	same_mounts
+}
+
 mount_identity_pid_refused() {
 	make_tree "$W/lower"
 	mkdir "$W/mnt"
@@ -463,6 +484,7 @@ t check_reports_usable
 t mount_dir_explicit_maps
 t maps_from_userns_process
 t mount_dir_maps_from_pid
+t mount_by_container_name
 t mount_identity_pid_refused
 t mount_ext4_image
 t mount_ext4_image_ro

@@ -129,6 +129,28 @@ else
 	expect "maps of a container without LXC" 1 stderr "lxc-info not found"
 fi
 
+# LXC names through a stand-in lxc-info: running, stopped, unknown.
+mkdir "$tmp/bin"
+{
+	echo '#!/bin/sh'
+	echo '# lxc-info -n NAME -p -H'
+	echo 'case "$2" in'
+	echo "running) echo $$ ;;"
+	echo 'stopped) ;;'
+	echo 'garbage) echo "Pid: many" ;;'
+	echo '*) echo "$2 does not exist" >&2; exit 1 ;;'
+	echo 'esac'
+} > "$tmp/bin/lxc-info"
+chmod +x "$tmp/bin/lxc-info"
+PATH=$tmp/bin:$PATH run maps --allow-identity running
+expect "maps of a running LXC container (via lxc-info)" 0 stdout "uidmap=0:0:4294967295"
+PATH=$tmp/bin:$PATH run maps stopped
+expect "maps of a stopped LXC container" 1 stderr "container stopped is not running"
+PATH=$tmp/bin:$PATH run maps ghost
+expect "maps of an unknown LXC container" 1 stderr "unknown container ghost (lxc-info: ghost does not exist)"
+PATH=$tmp/bin:$PATH run maps garbage
+expect "lxc-info answering garbage" 1 stderr "unexpected answer from lxc-info: 'Pid: many'"
+
 # A process in its own user namespace, its maps written by us (root).
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	unshare --user sleep 60 &
