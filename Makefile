@@ -46,7 +46,7 @@ GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TES
 MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
 .PHONY: all setup module shiftctl guest-tests initramfs check check-unit \
-	check-guest check-runner test e2e demo bench install uninstall clean \
+	check-guest check-runner test demo demo-fast bench install uninstall clean \
 	lint kvers install-userspace install-dkms-src dkms-install deb
 
 all: module shiftctl
@@ -139,11 +139,23 @@ check-runner: initramfs
 check: setup
 	@$(TOP)/tests/check.sh "$(KVERS)" $(BUILD) $(if $(TESTS),$(TESTS))
 
-test: check
+# Full run: the fast tier, then the end-to-end scenarios in the cloud
+# image guest (default kernel).  Each part must pass.
+test:
+	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory e2e KVER=$(KVER)
 
+# The narrated demo in the cloud image guest: the cover letter's scene, an
+# unprivileged LXC container on a root-owned rootfs, and arch emulation.
 demo: setup
+	@$(MAKE) --no-print-directory e2e-demo KVER=$(KVER)
+
+# The cover letter's scene alone, in the fast busybox guest (~30 s).
+demo-fast: setup
 	@$(MAKE) --no-print-directory initramfs
 	@$(TOP)/tests/run-guest.sh -c /usr/libexec/shiftfs/demo-cover-letter $(KVER) $(BUILD)
+
+include images/cloud/cloud.mk
 
 # ---- installation ---------------------------------------------------------
 
