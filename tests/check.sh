@@ -22,7 +22,7 @@ summary=()
 run_part() {
 	local name=$1 log line p f s rc
 	shift
-	log=$logdir/$(echo "$name" | tr -c 'A-Za-z0-9.+_-\n' '_').log
+	log=$logdir/$(echo "$name" | tr -c 'A-Za-z0-9.+_\n-' '_').log
 	echo "==== $name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
