@@ -92,6 +92,28 @@ static inline int shiftfs_vfs_getattr(const struct path *path,
 	return vfs_getattr(path, stat, request_mask, flags);
 }
 
+/* 6.0 caches iocb flags in the file; keep them in step with f_flags. */
+static inline void shiftfs_update_iocb_flags(struct file *file)
+{
+	file->f_iocb_flags = iocb_flags(file);
+}
+
+/*
+ * An O_TMPFILE dentry gets its "#ino" name.  6.1's d_tmpfile() also drops
+ * a link of the inode, which for us is the lower inode's business.
+ */
+static inline void shiftfs_mark_tmpfile(struct file *file,
+					struct inode *inode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	d_mark_tmpfile(file, inode);
+	d_instantiate(file->f_path.dentry, inode);
+#else
+	set_nlink(inode, 1);
+	d_tmpfile(file, inode);
+#endif
+}
+
 /* O_TMPFILE in the lower filesystem. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
 static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
@@ -118,8 +140,10 @@ static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define SHIFTFS_HAVE_ACL_IOPS 1
+#define shiftfs_lower_get_inode_acl(inode, type) get_inode_acl(inode, type)
 #else
 #define SHIFTFS_HAVE_ACL_IOPS 0
+#define shiftfs_lower_get_inode_acl(inode, type) get_acl(inode, type)
 #endif
 
 /*

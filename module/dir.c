@@ -313,6 +313,69 @@ out_drop_write:
 	return err;
 }
 
+static int shiftfs_dummy_open(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+/*
+ * O_TMPFILE: the lower filesystem makes and opens the file (owned by the
+ * caller's mapped ids); we wrap our dentry and file around it, the way
+ * shiftfs_open() would have.
+ */
+static int shiftfs_tmpfile(struct shiftfs_idmap *idmap, struct inode *dir,
+			   struct file *file, umode_t mode)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct super_block *sb = dir->i_sb;
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	struct path parent;
+	struct file *real;
+	const struct cred *old;
+	struct inode *inode;
+	int err;
+
+	shiftfs_lower_path(dentry->d_parent, &parent);
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return err;
+	old = shiftfs_override_creds_create(sb);
+	if (IS_ERR(old)) {
+		err = PTR_ERR(old);
+		goto out_drop_write;
+	}
+	real = shiftfs_tmpfile_open(file, &parent, mode, file->f_flags,
+				    current_cred());
+	revert_creds(old);
+	if (IS_ERR(real)) {
+		err = PTR_ERR(real);
+		goto out_drop_write;
+	}
+
+	inode = shiftfs_get_inode(sb, file_inode(real));
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		goto out_fput;
+	}
+	shiftfs_dentry_set_lower(dentry, dget(real->f_path.dentry));
+	shiftfs_mark_tmpfile(file, inode);
+	file->private_data = real;
+	err = finish_open(file, dentry, shiftfs_dummy_open);
+	if (err)
+		goto out_fput;
+	if (real->f_mode & FMODE_CAN_ODIRECT)
+		file->f_mode |= FMODE_CAN_ODIRECT;
+	goto out_drop_write;
+
+out_fput:
+	/* Without FMODE_OPENED our ->release() won't put it. */
+	if (!(file->f_mode & FMODE_OPENED))
+		fput(real);
+out_drop_write:
+	mnt_drop_write(fs->lower_mnt);
+	return err;
+}
+
 const struct inode_operations shiftfs_dir_iops = {
 	.lookup		= shiftfs_lookup,
 	.create		= shiftfs_create,
@@ -323,6 +386,7 @@ const struct inode_operations shiftfs_dir_iops = {
 	.unlink		= shiftfs_unlink,
 	.rmdir		= shiftfs_rmdir,
 	.rename		= shiftfs_rename,
+	.tmpfile	= shiftfs_tmpfile,
 	.permission	= shiftfs_permission,
 	.getattr	= shiftfs_getattr,
 	.setattr	= shiftfs_setattr,

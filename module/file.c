@@ -36,6 +36,36 @@ static int shiftfs_open(struct inode *inode, struct file *file)
 		return PTR_ERR(real);
 
 	file->private_data = real;
+	/* do_dentry_open() refuses O_DIRECT unless we say we can. */
+	if (real->f_mode & FMODE_CAN_ODIRECT)
+		file->f_mode |= FMODE_CAN_ODIRECT;
+	return 0;
+}
+
+#define SHIFTFS_SETFL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | O_DIRECT)
+
+/*
+ * fcntl(F_SETFL) changed our flags; carry them to the backing file before
+ * using it, as overlayfs does.
+ */
+static int shiftfs_sync_flags(struct file *file, struct file *real)
+{
+	unsigned int flags = READ_ONCE(file->f_flags) & SHIFTFS_SETFL_MASK;
+	int err;
+
+	if (!((flags ^ real->f_flags) & SHIFTFS_SETFL_MASK))
+		return 0;
+	if ((flags & O_DIRECT) && !(real->f_mode & FMODE_CAN_ODIRECT))
+		return -EINVAL;
+	if (real->f_op->check_flags) {
+		err = real->f_op->check_flags(flags);
+		if (err)
+			return err;
+	}
+	spin_lock(&real->f_lock);
+	real->f_flags = (real->f_flags & ~SHIFTFS_SETFL_MASK) | flags;
+	shiftfs_update_iocb_flags(real);
+	spin_unlock(&real->f_lock);
 	return 0;
 }
 
@@ -57,6 +87,8 @@ static rwf_t shiftfs_iocb_to_rwf(int ifl)
 		flags |= RWF_DSYNC;
 	if (ifl & IOCB_SYNC)
 		flags |= RWF_SYNC;
+	if (ifl & IOCB_APPEND)
+		flags |= RWF_APPEND;
 	return flags;
 }
 
@@ -69,6 +101,9 @@ static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 
 	if (!iov_iter_count(iter))
 		return 0;
+	ret = shiftfs_sync_flags(file, real);
+	if (ret)
+		return ret;
 	old = shiftfs_override_mounter(file_inode(file)->i_sb);
 	ret = vfs_iter_read(real, iter, &iocb->ki_pos,
 			    shiftfs_iocb_to_rwf(iocb->ki_flags));
@@ -94,6 +129,9 @@ static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 	 * CAP_FSETID would keep them.
 	 */
 	ret = file_remove_privs(file);
+	if (ret)
+		goto out_unlock;
+	ret = shiftfs_sync_flags(file, real);
 	if (ret)
 		goto out_unlock;
 

@@ -43,6 +43,11 @@ struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 	inode->i_generation = lower->i_generation;
 	/* The lower filesystem keeps the times; we copy them. */
 	inode->i_flags |= S_NOCMTIME;
+#ifdef CONFIG_FS_POSIX_ACL
+	/* Translated on every use: a cached copy would miss lower changes. */
+	inode->i_acl = ACL_DONT_CACHE;
+	inode->i_default_acl = ACL_DONT_CACHE;
+#endif
 	inode->i_mode = mode;
 
 	switch (mode & S_IFMT) {

@@ -43,11 +43,12 @@ static void shiftfs_d_release(struct dentry *dentry)
 }
 
 /*
- * Still the same object as the lower dentry we pinned?  Renames, unlinks
- * and creations made directly on the lower filesystem make it differ.
- * Called with d_lock of both dentries held, so names are stable.
+ * Is @lower still what @dentry stands for?  Renames, unlinks and creations
+ * made directly on the lower filesystem make them differ.  Called with
+ * d_lock of both dentries held, so names are stable.
  */
-static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower)
+static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
+				  bool weak)
 {
 	struct dentry *parent = READ_ONCE(dentry->d_parent);
 	struct inode *inode = d_inode_rcu(dentry);
@@ -58,16 +59,19 @@ static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower)
 	if (inode && shiftfs_inode_lower(inode) != lower_inode)
 		return false;
 	/*
-	 * Our root pins the source directory, which may itself be the
-	 * (never hashed) root of its filesystem, and can't go stale anyway.
+	 * Not reached by name (weak: a jump through /proc/<pid>/fd, "." or
+	 * a mount root), or not findable by name at all (the root, which
+	 * pins a source that may itself be a never-hashed filesystem root;
+	 * O_TMPFILE and unlinked-but-open files): only the object matters.
 	 */
-	if (IS_ROOT(dentry))
+	if (weak || IS_ROOT(dentry) || d_unhashed(dentry))
 		return true;
 	if (d_unhashed(lower))
 		return false;
 	if (READ_ONCE(lower->d_parent) != shiftfs_dentry_lower(parent))
 		return false;
-	if (dentry->d_name.hash_len != lower->d_name.hash_len)
+	/* Not the hashes: they are salted with the parent's address. */
+	if (dentry->d_name.len != lower->d_name.len)
 		return false;
 	return !memcmp(dentry->d_name.name, lower->d_name.name,
 		       dentry->d_name.len);
@@ -86,7 +90,7 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 			return -ECHILD;
 		spin_lock(&dentry->d_lock);
 		spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-		match = shiftfs_lower_matches(dentry, lower);
+		match = shiftfs_lower_matches(dentry, lower, weak);
 		spin_unlock(&lower->d_lock);
 		spin_unlock(&dentry->d_lock);
 		if (!match)
@@ -105,7 +109,7 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 		return 0;
 	}
 	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-	match = shiftfs_lower_matches(dentry, lower);
+	match = shiftfs_lower_matches(dentry, lower, weak);
 	spin_unlock(&lower->d_lock);
 	spin_unlock(&dentry->d_lock);
 	if (!match) {

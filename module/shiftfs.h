@@ -189,7 +189,28 @@ extern const struct file_operations shiftfs_file_fops;
 extern const struct file_operations shiftfs_dir_fops;
 
 /* xattr.c */
+#ifdef CONFIG_FS_POSIX_ACL
+struct posix_acl *shiftfs_get_inode_acl(struct inode *inode, int type,
+					bool rcu);
+#if SHIFTFS_HAVE_ACL_IOPS
+struct posix_acl *shiftfs_get_acl(struct shiftfs_idmap *idmap,
+				  struct dentry *dentry, int type);
+int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct dentry *dentry,
+		    struct posix_acl *acl, int type);
+#define SHIFTFS_ACL_IOPS						\
+	.get_inode_acl	= shiftfs_get_inode_acl,			\
+	.get_acl	= shiftfs_get_acl,				\
+	.set_acl	= shiftfs_set_acl,
+#else
+int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct inode *inode,
+		    struct posix_acl *acl, int type);
+#define SHIFTFS_ACL_IOPS						\
+	.get_acl	= shiftfs_get_inode_acl,			\
+	.set_acl	= shiftfs_set_acl,
+#endif
+#else
 #define SHIFTFS_ACL_IOPS
+#endif
 extern const struct xattr_handler * SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[];
 ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size);
 

@@ -12,6 +12,8 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
 #include "shiftfs.h"
@@ -186,6 +188,218 @@ ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size)
 	return ret;
 }
 
+
+#ifdef CONFIG_FS_POSIX_ACL
+/*
+ * POSIX ACLs carry ids in their ACL_USER/ACL_GROUP entries.  Up: entries
+ * of unmapped ids become INVALID_*, which match no caller.  Down: an entry
+ * we cannot map back fails the whole set with -EOVERFLOW.
+ */
+static struct posix_acl *shiftfs_acl_translate(struct shiftfs_fs *fs,
+					       const struct posix_acl *acl,
+					       bool up)
+{
+	struct posix_acl *new;
+	int i;
+
+	new = posix_acl_clone(acl, GFP_KERNEL);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < new->a_count; i++) {
+		struct posix_acl_entry *e = &new->a_entries[i];
+
+		switch (e->e_tag) {
+		case ACL_USER:
+			e->e_uid = up ? shiftfs_uid_up(fs, e->e_uid) :
+					shiftfs_uid_down(fs, e->e_uid);
+			if (!up && !uid_valid(e->e_uid))
+				goto overflow;
+			break;
+		case ACL_GROUP:
+			e->e_gid = up ? shiftfs_gid_up(fs, e->e_gid) :
+					shiftfs_gid_down(fs, e->e_gid);
+			if (!up && !gid_valid(e->e_gid))
+				goto overflow;
+			break;
+		}
+	}
+	return new;
+
+overflow:
+	posix_acl_release(new);
+	return ERR_PTR(-EOVERFLOW);
+}
+
+/*
+ * Permission checks.  Our inodes don't cache ACLs (ACL_DONT_CACHE), the
+ * lower inode does; in RCU walk we can't allocate a translated copy, but
+ * the common "no ACL at all" answer needs none.
+ */
+struct posix_acl *shiftfs_get_inode_acl(struct inode *inode, int type,
+					bool rcu)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
+	struct inode *lower = shiftfs_inode_lower(inode);
+	struct posix_acl *acl, *new;
+	const struct cred *old;
+
+	if (!IS_POSIXACL(lower))
+		return NULL;
+	if (rcu) {
+		acl = get_cached_acl_rcu(lower, type);
+		return acl ? ERR_PTR(-ECHILD) : NULL;
+	}
+	old = shiftfs_override_mounter(inode->i_sb);
+	acl = shiftfs_lower_get_inode_acl(lower, type);
+	revert_creds(old);
+	if (IS_ERR_OR_NULL(acl))
+		return acl;
+	new = shiftfs_acl_translate(fs, acl, true);
+	posix_acl_release(acl);
+	return new;
+}
+
+/* The new mode of a chmod-like ACL change, with S_ISGID as the caller. */
+static int shiftfs_acl_kill_sgid(struct shiftfs_idmap *idmap,
+				 struct dentry *dentry, struct inode *inode,
+				 int type)
+{
+	struct iattr iattr = { .ia_valid = ATTR_KILL_SGID };
+
+	/* Underneath, the mounter's CAP_FSETID would keep it. */
+	if (!(inode->i_mode & S_ISGID) || type != ACL_TYPE_ACCESS ||
+	    in_group_p(inode->i_gid) ||
+	    capable_wrt_inode_uidgid(idmap, inode, CAP_FSETID))
+		return 0;
+	return shiftfs_setattr(idmap, dentry, &iattr);
+}
+
+static int shiftfs_lower_set_acl(struct shiftfs_fs *fs, struct dentry *lower,
+				 int type, struct posix_acl *acl);
+
+static int shiftfs_do_set_acl(struct shiftfs_idmap *idmap,
+			      struct dentry *dentry, struct inode *inode,
+			      struct posix_acl *acl, int type)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
+	struct posix_acl *lower_acl = NULL;
+	const struct cred *old;
+	int err;
+
+	if (acl) {
+		lower_acl = shiftfs_acl_translate(fs, acl, false);
+		if (IS_ERR(lower_acl))
+			return PTR_ERR(lower_acl);
+	}
+	err = shiftfs_acl_kill_sgid(idmap, dentry, inode, type);
+	if (err)
+		goto out;
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		goto out;
+	old = shiftfs_override_creds(inode->i_sb);
+	if (IS_ERR(old)) {
+		err = PTR_ERR(old);
+	} else {
+		err = shiftfs_lower_set_acl(fs, shiftfs_dentry_lower(dentry),
+					    type, lower_acl);
+		revert_creds(old);
+	}
+	mnt_drop_write(fs->lower_mnt);
+	shiftfs_copyattr(inode);
+out:
+	posix_acl_release(lower_acl);
+	return err;
+}
+
+#if SHIFTFS_HAVE_ACL_IOPS
+static int shiftfs_lower_set_acl(struct shiftfs_fs *fs, struct dentry *lower,
+				 int type, struct posix_acl *acl)
+{
+	const char *name = posix_acl_xattr_name(type);
+	int err;
+
+	if (acl)
+		return vfs_set_acl(SHIFTFS_NOP_IDMAP, lower, name, acl);
+	err = vfs_remove_acl(SHIFTFS_NOP_IDMAP, lower, name);
+	return err == -ENODATA ? 0 : err;
+}
+
+/* getxattr(system.posix_acl_*): the VFS maps our kuids to the caller's. */
+struct posix_acl *shiftfs_get_acl(struct shiftfs_idmap *idmap,
+				  struct dentry *dentry, int type)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(dentry->d_sb);
+	struct posix_acl *acl, *new;
+	const struct cred *old;
+
+	if (!IS_POSIXACL(d_inode(shiftfs_dentry_lower(dentry))))
+		return NULL;
+	old = shiftfs_override_mounter(dentry->d_sb);
+	acl = vfs_get_acl(SHIFTFS_NOP_IDMAP, shiftfs_dentry_lower(dentry),
+			  posix_acl_xattr_name(type));
+	revert_creds(old);
+	if (IS_ERR(acl) && PTR_ERR(acl) == -ENODATA)
+		return NULL;
+	if (IS_ERR_OR_NULL(acl))
+		return acl;
+	new = shiftfs_acl_translate(fs, acl, true);
+	posix_acl_release(acl);
+	return new;
+}
+
+int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct dentry *dentry,
+		    struct posix_acl *acl, int type)
+{
+	return shiftfs_do_set_acl(idmap, dentry, d_inode(dentry), acl, type);
+}
+#else
+/*
+ * Before 6.2 ACLs travel as xattrs: the generic handlers turn them into
+ * ->get_acl/->set_acl calls on our inode, and we write the lower one as
+ * the xattr, in initial-namespace ids.
+ */
+static int shiftfs_lower_set_acl(struct shiftfs_fs *fs, struct dentry *lower,
+				 int type, struct posix_acl *acl)
+{
+	const char *name = type == ACL_TYPE_ACCESS ?
+			   XATTR_NAME_POSIX_ACL_ACCESS :
+			   XATTR_NAME_POSIX_ACL_DEFAULT;
+	void *value;
+	int size, err;
+
+	if (!acl) {
+		err = vfs_removexattr(SHIFTFS_NOP_IDMAP, lower, name);
+		return err == -ENODATA ? 0 : err;
+	}
+	size = posix_acl_xattr_size(acl->a_count);
+	value = kmalloc(size, GFP_KERNEL);
+	if (!value)
+		return -ENOMEM;
+	err = posix_acl_to_xattr(&init_user_ns, acl, value, size);
+	if (err >= 0)
+		err = vfs_setxattr(SHIFTFS_NOP_IDMAP, lower, name, value,
+				   size, 0);
+	kfree(value);
+	return err;
+}
+
+int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct inode *inode,
+		    struct posix_acl *acl, int type)
+{
+	struct dentry *dentry;
+	int err;
+
+	dentry = d_find_any_alias(inode);
+	if (!dentry)
+		return -EINVAL;
+	err = shiftfs_do_set_acl(idmap, dentry, inode, acl, type);
+	dput(dentry);
+	return err;
+}
+#endif
+#endif /* CONFIG_FS_POSIX_ACL */
+
 static const struct xattr_handler shiftfs_xattr_handler = {
 	.prefix	= "",
 	.get	= shiftfs_xattr_get,
@@ -193,6 +407,11 @@ static const struct xattr_handler shiftfs_xattr_handler = {
 };
 
 const struct xattr_handler * SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[] = {
+#if defined(CONFIG_FS_POSIX_ACL) && !SHIFTFS_HAVE_ACL_IOPS
+	/* Before they match our catch-all handler. */
+	&posix_acl_access_xattr_handler,
+	&posix_acl_default_xattr_handler,
+#endif
 	&shiftfs_xattr_handler,
 	NULL
 };
