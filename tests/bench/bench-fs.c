@@ -21,6 +21,7 @@
  *   bench-fs time    CMD [ARG...]       run CMD, print its elapsed seconds
  *                                       (stdout of CMD goes to /dev/null
  *                                       unless BENCH_STDOUT is set)
+ *   bench-fs mount TYPE SRC DST DATA    mount(2), timed (no mount(8) exec)
  *   bench-fs as UID GID CMD [ARG...]    exec CMD as UID/GID, no groups
  *                                       (setpriv --reuid/--regid/--clear-groups
  *                                       for when only busybox setpriv exists)
@@ -41,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -459,6 +461,17 @@ static int cmd_time(char **argv)
 	return 0;
 }
 
+static int cmd_mount(const char *type, const char *src, const char *dst,
+		     const char *data)
+{
+	double t0 = now();
+
+	if (mount(src, dst, type, 0, data))
+		die("mount -t %s %s %s -o %s", type, src, dst, data);
+	report(t0);
+	return 0;
+}
+
 static int cmd_as(char **argv)
 {
 	uid_t uid = num(argv[0]);
@@ -481,7 +494,7 @@ static void usage(void)
 		"usage: %s create|stat|readdir|rename|unlink DIR NDIRS NFILES\n"
 		"       %s seqwrite FILE MIB | seqread FILE | randread FILE COUNT | mmapread FILE\n"
 		"       %s walk DIR | mktree DIR MIB SEED | time CMD [ARG...]\n"
-		"       %s as UID GID CMD [ARG...]\n",
+		"       %s as UID GID CMD [ARG...] | mount TYPE SRC DST DATA\n",
 		prog, prog, prog, prog);
 	exit(2);
 }
@@ -499,6 +512,8 @@ int main(int argc, char **argv)
 		return cmd_time(argv + 2);
 	if (argc >= 5 && !strcmp(c, "as"))
 		return cmd_as(argv + 2);
+	if (argc == 6 && !strcmp(c, "mount"))
+		return cmd_mount(argv[2], argv[3], argv[4], argv[5]);
 	if (!strcmp(c, "walk"))
 		return cmd_walk(argv[2]);
 	if (!strcmp(c, "seqread"))
