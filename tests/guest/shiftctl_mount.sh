@@ -434,6 +434,58 @@ attach_detach_image() {
 	kill "$kid"
 }
 
+# The point of it all: the container's root, inside its user namespace,
+# owns the attached root-owned image and what it writes lands on disk
+# owned by the image's root (0), not by host uid 100000.
+attach_container_root_writes_as_image_root() {
+	kid=$(userns_child mntns) || fail "$kid"
+	make_image "$W/disk.img"
+	sc 0 attach --path /mnt/img "$kid" "$W/disk.img"
+	inside() { nsenter -t "$kid" -U -m sh -c "$1"; }
+	[ "$(inside 'id -u')" = 0 ] || fail "not root inside: $(inside 'id -u')"
+	[ "$(inside 'stat -c %u:%g /mnt/img/root-file')" = 0:0 ] ||
+		fail "root-file inside: $(inside 'stat -c %u:%g /mnt/img/root-file')"
+	[ "$(inside 'stat -c %u /mnt/img/user-file')" = 1000 ] ||
+		fail "user-file inside: $(inside 'stat -c %u /mnt/img/user-file')"
+	inside 'echo written > /mnt/img/new-file && mkdir /mnt/img/new-dir' ||
+		fail "container root cannot write to the image"
+	sc 0 detach "$kid" /mnt/img
+	no_loop "$W/disk.img"
+	mkdir "$W/check"
+	mount -o ro,loop "$W/disk.img" "$W/check" || fail "cannot mount the image to check it"
+	on_disk=$(owner "$W/check/new-file")
+	dir_on_disk=$(owner "$W/check/new-dir")
+	content=$(cat "$W/check/new-file")
+	umount "$W/check"
+	[ "$on_disk" = 0:0 ] || fail "new-file on disk is $on_disk, want 0:0"
+	[ "$dir_on_disk" = 0:0 ] || fail "new-dir on disk is $dir_on_disk, want 0:0"
+	[ "$content" = written ] || fail "new-file content: $content"
+	kill "$kid"
+	rmdir /mnt/img 2>/dev/null
+	no_loop "$W/disk.img"
+}
+
+# 340 extents each way go through fsconfig() one by one.
+mount_340_extents() {
+	make_tree "$W/lower"
+	mkdir "$W/mnt"
+	set --
+	i=0
+	while [ $i -lt 340 ]; do
+		set -- "$@" -u "$((i * 10)):$((100000 + i * 10)):10" \
+			-g "$((i * 10)):$((200000 + i * 10)):10"
+		i=$((i + 1))
+	done
+	sc 0 mount "$@" "$W/lower" "$W/mnt"
+	[ "$(owner "$W/mnt/root-file")" = 100000:200000 ] || fail "root-file: $(owner "$W/mnt/root-file")"
+	[ "$(owner "$W/mnt/user-file")" = 101000:201000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
+	[ "$(owner "$W/mnt/other-file")" = 65534:65534 ] || fail "other-file (5000 > 3399, unmapped): $(owner "$W/mnt/other-file")"
+	sc 0 list --json
+	has out '{"from":3390,"to":103390,"count":10}]'
+	sc 0 umount "$W/mnt"
+	same_mounts
+}
+
 attach_dir_custom_path() {
 	kid=$(userns_child mntns) || fail "$kid"
 	KIDS="$KIDS $kid"
@@ -500,7 +552,9 @@ t bad_kernel_rejects_image_mount
 t bad_kernel_rejects_dir_mount
 t bad_corrupt_ext4_image
 t attach_detach_image
+t attach_container_root_writes_as_image_root
 t attach_dir_custom_path
+t mount_340_extents
 t attach_failures_leave_nothing
 
 echo "1..$num"
