@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rename(2)/renameat2() flags, mknod of FIFOs, sockets and device nodes,
+ * and changes racing with renames underneath.
+ */
+#include "harness.h"
+#include "shiftfs_util.h"
+
+#include <sys/capability.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+
+#define SETUP(w) ASSERT_EQ(world_setup(w), 0)
+
+/* fsuid/fsgid as given, with @cap raised again after setfsuid(). */
+static int become_fsids_with_cap(uid_t uid, gid_t gid, cap_value_t cap)
+{
+	cap_t caps;
+	int err;
+
+	become_fsids(uid, gid);
+	caps = cap_get_proc();
+	if (!caps)
+		return -1;
+	err = cap_set_flag(caps, CAP_EFFECTIVE, 1, &cap, CAP_SET) ||
+	      cap_set_proc(caps);
+	cap_free(caps);
+	return err ? -1 : 0;
+}
+
+static int read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return n < 0 ? -1 : 0;
+}
+
+TEST(rename_noreplace_and_exchange)
+{
+	struct world w;
+	char buf[16];
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "a"), 0644, 1, 1), 0);
+	ASSERT_EQ(make_file(P(w.lower, "b"), 0644, 2, 2), 0);
+	ASSERT_EQ(write_file(P(w.lower, "a"), "A"), 0);
+	ASSERT_EQ(write_file(P(w.lower, "b"), "B"), 0);
+	ASSERT_EQ(make_dir(P(w.lower, "d"), 0777, 3, 3), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	become_fsids(ID_SHIFT, ID_SHIFT);
+
+	EXPECT_ERRNO(renameat2(AT_FDCWD, P(w.mnt, "a"), AT_FDCWD,
+			       P(w.mnt, "b"), RENAME_NOREPLACE), EEXIST);
+	ASSERT_EQ(renameat2(AT_FDCWD, P(w.mnt, "a"), AT_FDCWD,
+			    P(w.mnt, "c"), RENAME_NOREPLACE), 0);
+	ASSERT_EQ(renameat2(AT_FDCWD, P(w.mnt, "c"), AT_FDCWD,
+			    P(w.mnt, "b"), RENAME_EXCHANGE), 0);
+	/* Exchanged on both sides, owners travel with the files. */
+	ASSERT_EQ(read_str(P(w.mnt, "b"), buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "A");
+	ASSERT_EQ(read_str(P(w.lower, "c"), buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "B");
+	EXPECT_EQ(owner_is(P(w.mnt, "b"), ID_SHIFT + 1, ID_SHIFT + 1), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "c"), 2, 2), 0);
+	/* A file and a directory. */
+	ASSERT_EQ(renameat2(AT_FDCWD, P(w.mnt, "c"), AT_FDCWD,
+			    P(w.mnt, "d"), RENAME_EXCHANGE), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "c"), 3, 3), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "d"), ID_SHIFT + 2, ID_SHIFT + 2), 0);
+	EXPECT_ERRNO(renameat2(AT_FDCWD, P(w.mnt, "nope"), AT_FDCWD,
+			       P(w.mnt, "b"), RENAME_EXCHANGE), ENOENT);
+	/* Into a subdirectory and over an existing file. */
+	ASSERT_EQ(rename(P(w.mnt, "b"), P(w.mnt, "c/b")), 0);
+	ASSERT_EQ(rename(P(w.mnt, "d"), P(w.mnt, "c/b")), 0);
+	ASSERT_EQ(read_str(P(w.lower, "c/b"), buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "B");
+	EXPECT_ERRNO(rename(P(w.mnt, "c"), P(w.mnt, "c/sub")), EINVAL);
+}
+
+TEST(rename_whiteout)
+{
+	struct world w;
+	struct stat st;
+	int err;
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "a"), 0644, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	/* Host root has no id in the mount to own the whiteout by. */
+	EXPECT_ERRNO(renameat2(AT_FDCWD, P(w.mnt, "a"), AT_FDCWD,
+			       P(w.mnt, "b"), RENAME_WHITEOUT), EOVERFLOW);
+	ASSERT_EQ(become_fsids_with_cap(ID_SHIFT, ID_SHIFT, CAP_MKNOD), 0);
+	errno = 0;
+	err = renameat2(AT_FDCWD, P(w.mnt, "a"), AT_FDCWD, P(w.mnt, "b"),
+			RENAME_WHITEOUT);
+	if (err && errno == EINVAL)
+		SKIP("lower fs has no RENAME_WHITEOUT");
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(lstat(P(w.lower, "a"), &st), 0);
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(st.st_rdev, makedev(0, 0));
+	EXPECT_EQ(owner_is(P(w.lower, "a"), 0, 0), 0);
+	ASSERT_EQ(lstat(P(w.mnt, "a"), &st), 0);
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(owner_is(P(w.lower, "b"), 0, 0), 0);
+}
+
+TEST(mknod_fifo_socket_device)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct world w;
+	struct stat st;
+	int s;
+
+	SETUP(&w);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	become_fsids(ID_SHIFT, ID_SHIFT + 1);
+	ASSERT_EQ(mknod(P(w.mnt, "fifo"), S_IFIFO | 0600, 0), 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", P(w.mnt, "sock"));
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_GE(s, 0);
+	ASSERT_EQ(bind(s, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(s);
+	/* No CAP_MKNOD (setfsuid dropped it): the VFS says no. */
+	EXPECT_ERRNO(mknod(P(w.mnt, "null"), S_IFCHR | 0666, makedev(1, 3)),
+		     EPERM);
+	/* With it, the lower rules allow a device node. */
+	ASSERT_EQ(become_fsids_with_cap(ID_SHIFT, ID_SHIFT + 1, CAP_MKNOD), 0);
+	ASSERT_EQ(mknod(P(w.mnt, "null"), S_IFCHR | 0666, makedev(1, 3)), 0);
+	become_fsids(0, 0);
+
+	ASSERT_EQ(lstat(P(w.lower, "fifo"), &st), 0);
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+	ASSERT_EQ(lstat(P(w.lower, "sock"), &st), 0);
+	EXPECT_TRUE(S_ISSOCK(st.st_mode));
+	ASSERT_EQ(lstat(P(w.mnt, "null"), &st), 0);
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(st.st_rdev, makedev(1, 3));
+	EXPECT_EQ(owner_is(P(w.lower, "fifo"), 0, 1), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "sock"), 0, 1), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "null"), 0, 1), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "null"), ID_SHIFT, ID_SHIFT + 1), 0);
+	/* The device node works through the mount. */
+	s = open(P(w.mnt, "null"), O_WRONLY);
+	ASSERT_GE(s, 0);
+	EXPECT_EQ(write(s, "x", 1), 1);
+	close(s);
+}
+
+static int container_mknod(void *arg)
+{
+	const struct world *w = arg;
+
+	if (mknod(P(w->mnt, "fifo"), S_IFIFO | 0600, 0))
+		return 1;
+	/* CAP_MKNOD in a user namespace is not enough for devices. */
+	if (mknod(P(w->mnt, "null"), S_IFCHR | 0666, makedev(1, 3)) != -1 ||
+	    errno != EPERM)
+		return 2;
+	return 0;
+}
+
+TEST(container_root_mknod)
+{
+	struct world w;
+
+	SETUP(&w);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(in_container(container_mknod, &w), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "fifo"), 0, 0), 0);
+	EXPECT_ERRNO(access(P(w.lower, "null"), F_OK), ENOENT);
+}
+
+TEST(rename_underneath_then_through)
+{
+	struct world w;
+	struct stat st;
+
+	SETUP(&w);
+	ASSERT_EQ(make_dir(P(w.lower, "d1"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_dir(P(w.lower, "d2"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w.lower, "d1/f"), 0644, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(stat(P(w.mnt, "d1/f"), &st), 0);
+	/* Moved underneath: the old name is gone, the new one works. */
+	ASSERT_EQ(rename(P(w.lower, "d1/f"), P(w.lower, "d2/g")), 0);
+	EXPECT_ERRNO(stat(P(w.mnt, "d1/f"), &st), ENOENT);
+	become_fsids(ID_SHIFT, ID_SHIFT);
+	ASSERT_EQ(rename(P(w.mnt, "d2/g"), P(w.mnt, "d1/h")), 0);
+	become_fsids(0, 0);
+	EXPECT_EQ(access(P(w.lower, "d1/h"), F_OK), 0);
+	/* Whole directories, underneath. */
+	ASSERT_EQ(rename(P(w.lower, "d1"), P(w.lower, "d3")), 0);
+	EXPECT_ERRNO(stat(P(w.mnt, "d1/h"), &st), ENOENT);
+	EXPECT_EQ(stat(P(w.mnt, "d3/h"), &st), 0);
+}
+
+TEST_HARNESS_MAIN
