@@ -146,7 +146,9 @@ int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 	 * S_ISGID from a chmod by a non-member, as the lower filesystem
 	 * would for the caller but won't for the (privileged) mounter.
 	 */
-	err = setattr_prepare(idmap, dentry, attr);
+	err = shiftfs_userns_may_setattr(inode, attr);
+	if (!err)
+		err = setattr_prepare(idmap, dentry, attr);
 	if (err)
 		return err;
 

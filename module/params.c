@@ -14,11 +14,13 @@
 enum shiftfs_param {
 	Opt_uidmap,
 	Opt_gidmap,
+	Opt_mark,
 };
 
 const struct fs_parameter_spec shiftfs_fs_parameters[] = {
 	fsparam_string("uidmap", Opt_uidmap),
 	fsparam_string("gidmap", Opt_gidmap),
+	fsparam_flag("mark", Opt_mark),
 	{}
 };
 
@@ -27,17 +29,23 @@ static int shiftfs_parse_param(struct fs_context *fc,
 {
 	struct shiftfs_fs_context *ctx = fc->fs_private;
 	struct fs_parse_result result;
-	int opt;
+	int opt, err;
 
 	opt = fs_parse(fc, shiftfs_fs_parameters, param, &result);
 	if (opt < 0)
 		return opt;
+	err = shiftfs_mark_check_param(fc, param->key);
+	if (err)
+		return err;
 
 	switch (opt) {
 	case Opt_uidmap:
 		return shiftfs_map_add(fc, &ctx->uid, "uidmap", param->string);
 	case Opt_gidmap:
 		return shiftfs_map_add(fc, &ctx->gid, "gidmap", param->string);
+	case Opt_mark:
+		ctx->mark = true;
+		return 0;
 	}
 	WARN_ON_ONCE(1);
 	return -EINVAL;
@@ -62,11 +70,17 @@ static int shiftfs_reconfigure(struct fs_context *fc)
 		return invalfc(fc, "uidmap cannot be changed on remount");
 	if (ctx->gid.nr && !shiftfs_map_equal(&fs->gid_map, &ctx->gid))
 		return invalfc(fc, "gidmap cannot be changed on remount");
+	if (ctx->mark && !fs->mark)
+		return invalfc(fc, "a mount cannot become a mark on remount");
 	return 0;
 }
 
 static void shiftfs_free_fc(struct fs_context *fc)
 {
+	struct shiftfs_fs_context *ctx = fc->fs_private;
+
+	if (ctx && ctx->mark_cred)
+		put_cred(ctx->mark_cred);
 	kvfree(fc->fs_private);
 }
 

@@ -47,6 +47,9 @@ struct shiftfs_map_spec {
 struct shiftfs_fs_context {
 	struct shiftfs_map_spec uid;
 	struct shiftfs_map_spec gid;
+	bool mark;
+	/* From a user namespace: the marker's, taken from the mark. */
+	const struct cred *mark_cred;
 };
 
 /* A mounter's cred with fsuid/fsgid replaced, cached per mount. */
@@ -63,6 +66,10 @@ struct shiftfs_fs {
 	const struct cred *creator_cred;
 	struct shiftfs_idmap_tbl uid_map;
 	struct shiftfs_idmap_tbl gid_map;
+	/* An opaque mark (mark.c). */
+	bool mark;
+	/* lower_mnt is a mark's, shared: mntput(), not kern_unmount(). */
+	bool lower_shared;
 	spinlock_t cred_lock;
 	unsigned int cred_next;
 	struct shiftfs_cred_ent cred_cache[SHIFTFS_CRED_CACHE];
@@ -148,7 +155,17 @@ extern const struct fs_parameter_spec shiftfs_fs_parameters[];
 int shiftfs_init_fs_context(struct fs_context *fc);
 
 /* super.c */
+extern struct file_system_type shiftfs_fs_type;
 int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc);
+
+/* mark.c */
+bool shiftfs_from_userns(const struct fs_context *fc);
+int shiftfs_mark_check_param(struct fs_context *fc, const char *key);
+int shiftfs_mark_lower(struct fs_context *fc, struct path *lower);
+int shiftfs_mark_check_lower(struct fs_context *fc, const struct path *lower);
+void shiftfs_mark_opaque(struct super_block *sb, struct inode *root);
+int shiftfs_userns_may_setattr(struct inode *inode, const struct iattr *attr);
+int shiftfs_userns_may_setxattr(struct inode *inode, const char *name);
 
 /* util.c */
 const struct cred *shiftfs_override_creds(struct super_block *sb);

@@ -53,7 +53,9 @@ static void shiftfs_fs_free(struct shiftfs_fs *fs)
 	if (fs->creator_cred)
 		put_cred(fs->creator_cred);
 	/* A private clone is long-term, like a kern_mount(). */
-	if (fs->lower_mnt)
+	if (fs->lower_mnt && fs->lower_shared)
+		mntput(fs->lower_mnt);
+	else if (fs->lower_mnt)
 		kern_unmount(fs->lower_mnt);
 	shiftfs_map_free(&fs->uid_map);
 	shiftfs_map_free(&fs->gid_map);
@@ -108,6 +110,8 @@ static int shiftfs_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(root->d_sb);
 
+	if (fs->mark)
+		seq_puts(m, ",mark");
 	shiftfs_map_show(m, "uidmap", &fs->uid_map);
 	shiftfs_map_show(m, "gidmap", &fs->gid_map);
 	return 0;
@@ -126,24 +130,28 @@ static const struct super_operations shiftfs_super_ops = {
 };
 
 /*
- * Who may mount.  Today: CAP_SYS_ADMIN in the initial user namespace (the
- * VFS checks it already, as we are not FS_USERNS_MOUNT; saying it here
- * keeps the policy in one place).  The mark scheme for user namespaces
- * will hook in here, deciding from the lower tree and the caller's maps.
+ * Who may mount.  With explicit maps (and to mark a tree): CAP_SYS_ADMIN
+ * in the initial user namespace.  From a user namespace: only from a mark,
+ * with maps derived from the namespace, which shiftfs_mark_lower() has
+ * decided already (mark.c).
  */
 static int shiftfs_may_mount(struct fs_context *fc, const struct path *lower)
 {
+	if (shiftfs_from_userns(fc))
+		return 0;
 	if (!capable(CAP_SYS_ADMIN)) {
 		errorfc(fc, "mounting needs CAP_SYS_ADMIN in the initial user namespace");
 		return -EPERM;
 	}
-	return 0;
+	return shiftfs_mark_check_lower(fc, lower);
 }
 
 static int shiftfs_get_lower(struct fs_context *fc, struct path *lower)
 {
 	int err;
 
+	if (shiftfs_from_userns(fc))
+		return shiftfs_mark_lower(fc, lower);
 	if (!fc->source)
 		return invalfc(fc, "no source directory given");
 	err = kern_path(fc->source, LOOKUP_FOLLOW, lower);
@@ -178,9 +186,10 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct path lower;
 	int err;
 
-	if (!ctx->uid.nr)
+	/* From a user namespace they come with the mark (mark.c). */
+	if (!shiftfs_from_userns(fc) && !ctx->uid.nr)
 		return invalfc(fc, "at least one uidmap=FROM:TO:COUNT is required");
-	if (!ctx->gid.nr)
+	if (!shiftfs_from_userns(fc) && !ctx->gid.nr)
 		return invalfc(fc, "at least one gidmap=FROM:TO:COUNT is required");
 
 	err = shiftfs_get_lower(fc, &lower);
@@ -203,6 +212,7 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto out_put_path;
 	spin_lock_init(&fs->cred_lock);
 	sb->s_fs_info = fs;
+	fs->mark = ctx->mark;
 
 	err = shiftfs_map_build(&fs->uid_map, &ctx->uid);
 	if (err)
@@ -211,7 +221,13 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (err)
 		goto out_put_path;
 
-	fs->lower_mnt = clone_private_mount(&lower);
+	if (ctx->mark_cred) {
+		/* Not in any namespace we could clone it from. */
+		fs->lower_mnt = mntget(lower.mnt);
+		fs->lower_shared = true;
+	} else {
+		fs->lower_mnt = clone_private_mount(&lower);
+	}
 	if (IS_ERR(fs->lower_mnt)) {
 		err = PTR_ERR(fs->lower_mnt);
 		fs->lower_mnt = NULL;
@@ -221,7 +237,8 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	}
 
 	err = -ENOMEM;
-	fs->creator_cred = prepare_creds();
+	fs->creator_cred = ctx->mark_cred ? get_cred(ctx->mark_cred) :
+					    prepare_creds();
 	if (!fs->creator_cred)
 		goto out_put_path;
 
@@ -243,6 +260,8 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		err = PTR_ERR(root_inode);
 		goto out_put_path;
 	}
+	if (fs->mark)
+		shiftfs_mark_opaque(sb, root_inode);
 	sb->s_root = d_make_root(root_inode);
 	if (!sb->s_root) {
 		err = -ENOMEM;
@@ -258,9 +277,11 @@ out_put_path:
 	return err;
 }
 
-static struct file_system_type shiftfs_fs_type = {
+/* FS_USERNS_MOUNT: only from a mark, see shiftfs_may_mount(). */
+struct file_system_type shiftfs_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "shiftfs",
+	.fs_flags		= FS_USERNS_MOUNT,
 	.init_fs_context	= shiftfs_init_fs_context,
 	.parameters		= shiftfs_fs_parameters,
 	.kill_sb		= kill_anon_super,

@@ -149,6 +149,9 @@ static int shiftfs_xattr_set(const struct xattr_handler *handler,
 	const struct cred *old;
 	int err;
 
+	err = shiftfs_userns_may_setxattr(inode, name);
+	if (err)
+		return err;
 	if (value && !strcmp(name, XATTR_NAME_CAPS)) {
 		err = shiftfs_caps_down(fs, &caps, value, size);
 		if (err < 0)

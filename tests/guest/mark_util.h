@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the mark and adversarial tests: marking a tree, running code
+ * as root of a user namespace with any maps (an unprivileged container),
+ * mounting from a mark there, and passing mount fds between processes.
+ */
+#ifndef SHIFTFS_TESTS_MARK_UTIL_H
+#define SHIFTFS_TESTS_MARK_UTIL_H
+
+#include "shiftfs_util.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#define MAP_CONTAINER	"0 100000 65536\n"
+
+/* mount -t shiftfs -o mark,uidmap=@umap,gidmap=@gmap DIR DIR */
+static inline int mark_tree_maps(const char *dir, const char *umap,
+				 const char *gmap, char *log, size_t len)
+{
+	char u[128], g[128];
+	const char *opts[] = { "mark", u, g, NULL };
+
+	snprintf(u, sizeof(u), "uidmap=%s", umap);
+	snprintf(g, sizeof(g), "gidmap=%s", gmap);
+	return shiftfs_fsmount(dir, dir, opts, log, len);
+}
+
+static inline int mark_tree(const char *dir)
+{
+	return mark_tree_maps(dir, MAP_DEFAULT, MAP_DEFAULT, NULL, 0);
+}
+
+static inline int write_map(pid_t pid, const char *which, const char *map)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, which);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Run @fn as root of a new user namespace with these uid_map/gid_map
+ * lines (written by us, host root, as newuidmap would), in a new mount
+ * namespace.  Returns @fn's exit status, or -1.
+ */
+static inline int in_userns(const char *umap, const char *gmap,
+			    int (*fn)(void *), void *arg)
+{
+	int to_child[2], to_parent[2], status;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(120);
+		if (write(to_parent[1], &c, 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(121);
+		/* gid 0 may be left unmapped on purpose. */
+		if (setresgid(0, 0, 0) && gmap)
+			_exit(122);
+		if (setresuid(0, 0, 0))
+			_exit(122);
+		if (unshare(CLONE_NEWNS))
+			_exit(123);
+		_exit(fn(arg));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	if (read(to_parent[0], &c, 1) != 1)
+		goto fail;
+	if ((umap && write_map(pid, "uid_map", umap)) ||
+	    (gmap && write_map(pid, "gid_map", gmap)))
+		goto fail;
+	if (write(to_child[1], &c, 1) != 1)
+		goto fail;
+	close(to_child[1]);
+	close(to_parent[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+fail:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/* The common container: 0 -> 100000, 65536 ids. */
+static inline int in_userns_default(int (*fn)(void *), void *arg)
+{
+	return in_userns(MAP_CONTAINER, MAP_CONTAINER, fn, arg);
+}
+
+/* Mount from a mark, no options, new mount API. */
+static inline int userns_mount(const char *mark, const char *dst, char *log,
+			       size_t len)
+{
+	return shiftfs_fsmount(mark, dst, NULL, log, len);
+}
+
+/* "# ..." diagnostics from inside a child, then its exit status. */
+#define CHILD_CHECK(cond, code, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			int __e = errno;				\
+			printf("# %s:%d: %s failed (errno %d %s): ",	\
+			       __FILE__, __LINE__, #cond, __e,		\
+			       strerror(__e));				\
+			printf(__VA_ARGS__);				\
+			printf("\n");					\
+			fflush(stdout);					\
+			return code;					\
+		}							\
+	} while (0)
+
+static inline int send_fd(int sock, int fd)
+{
+	char buf[CMSG_SPACE(sizeof(int))], c = 'F';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cm;
+
+	memset(buf, 0, sizeof(buf));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static inline int recv_fd(int sock)
+{
+	char buf[CMSG_SPACE(sizeof(int))], c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* 1 if a shiftfs mount on @mnt shows @opt among its options. */
+static inline int mount_has_opt(const char *mnt, const char *opt)
+{
+	char line[4096], point[512];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " - shiftfs ");
+
+		if (!p || sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
+		    strcmp(point, mnt))
+			continue;
+		found = strstr(p, opt) != NULL;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Active objects of a slab cache, or -1 if /proc/slabinfo lacks it. */
+static inline long slab_active(const char *cache)
+{
+	char line[512], name[128];
+	FILE *f = fopen("/proc/slabinfo", "r");
+	long active = -1, n;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %ld", name, &n) == 2 &&
+		    !strcmp(name, cache))
+			active = n;
+	}
+	fclose(f);
+	return active;
+}
+
+#endif /* SHIFTFS_TESTS_MARK_UTIL_H */
