@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shiftctl maps, list, check, and the mark/unmark placeholders.
+ * shiftctl maps, list, check.
  */
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <libmount.h>
 #include <limits.h>
@@ -260,19 +260,42 @@ struct check_item {
 	char detail[PATH_MAX + 64];
 };
 
-static char found_module[PATH_MAX];
-
-static int find_ko(const char *path, const struct stat *st, int flag,
-		   struct FTW *ftw)
+/*
+ * Depth-first search under path (a buffer of size bytes, extended in
+ * place) for a regular file whose name starts with prefix; true if found,
+ * with path naming it.
+ */
+static bool find_file(char *path, size_t size, const char *prefix, int depth)
 {
-	const char *base = path + ftw->base;
+	size_t len = strlen(path);
+	struct dirent *de;
+	bool found = false;
+	struct stat st;
+	DIR *dir;
 
-	(void)st;
-	if (flag == FTW_F && !strncmp(base, "shiftfs.ko", 10)) {
-		snprintf(found_module, sizeof(found_module), "%s", path);
-		return 1;
+	if (depth > 16)
+		return false;
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(path + len, size - len, "/%s", de->d_name) >=
+		    size - len)
+			continue;
+		if (lstat(path, &st))
+			continue;
+		if (S_ISREG(st.st_mode) &&
+		    !strncmp(de->d_name, prefix, strlen(prefix)))
+			found = true;
+		else if (S_ISDIR(st.st_mode))
+			found = find_file(path, size, prefix, depth + 1);
 	}
-	return 0;
+	closedir(dir);
+	if (!found)
+		path[len] = '\0';
+	return found;
 }
 
 static void check_module(struct check_item *it, const char *release)
@@ -288,10 +311,10 @@ static void check_module(struct check_item *it, const char *release)
 		snprintf(it->detail, sizeof(it->detail), "built into the kernel");
 		return;
 	}
-	found_module[0] = '\0';
-	if (nftw(dir, find_ko, 32, FTW_PHYS) == 1) {
+	snprintf(path, sizeof(path), "%s", dir);
+	if (find_file(path, sizeof(path), "shiftfs.ko", 0)) {
 		it->ok = true;
-		snprintf(it->detail, sizeof(it->detail), "%s", found_module);
+		snprintf(it->detail, sizeof(it->detail), "%s", path);
 		return;
 	}
 	snprintf(it->detail, sizeof(it->detail),
@@ -404,24 +427,4 @@ int cmd_check(const struct sc_cmd *cmd, int argc, char **argv)
 		printf("shiftfs is %s\n", usable ? "usable" : "not usable");
 	}
 	return usable ? EXIT_SUCCESS : EXIT_FAILURE;
-}
-
-/*
- * The mark scheme (host root marks a tree with the maps it allows, a
- * user namespace root then mounts from it) is not in the module yet.  When
- * it is, mark becomes shift_build() with a "mark" flag on DIR itself and
- * unmark an umount of that mark; both keep this command-table entry.
- */
-int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
-{
-	int ret;
-
-	ret = plain_options(cmd, argc, argv);
-	if (ret >= 0)
-		return ret;
-	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "%s: expected DIR", cmd->name);
-	sc_warnx("%s %s: not supported by this kernel module yet", cmd->name,
-		 argv[optind]);
-	return EXIT_FAILURE;
 }

@@ -13,8 +13,8 @@
 #include <fcntl.h>
 #include <libmount.h>
 #include <limits.h>
-#include <signal.h>
 #include <linux/loop.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -122,6 +122,8 @@ static int shiftfs_create(const char *source, const char *display,
 	}
 	if (o->ro && fsconfig(fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
 		return fs_fail(fsfd, quiet, "%s: shiftfs rejects ro", display);
+	if (o->mark && fsconfig(fsfd, FSCONFIG_SET_FLAG, "mark", NULL, 0))
+		return fs_fail(fsfd, quiet, "%s: shiftfs rejects mark", display);
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		return fs_fail(fsfd, quiet, "%s: cannot create shiftfs mount",
 			       display);

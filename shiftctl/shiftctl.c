@@ -25,7 +25,9 @@ static const struct sc_cmd commands[] = {
 	  " -p, --pid PID                take the maps from the user namespace of PID\n"
 	  " -c, --container NAME         take the maps from the init of container NAME\n"
 	  " -r, --ro                     mount read-only (and the image, if any)\n"
-	  "     --allow-identity         accept a PID outside any user namespace\n" },
+	  "     --allow-identity         accept a PID outside any user namespace\n"
+	  "In a user namespace, without maps: mount from the mark on SRC with\n"
+	  "the namespace's own maps.\n" },
 	{ "umount", cmd_umount,
 	  "DST",
 	  "unmount the shiftfs mount on DST (and release its loop device)",
@@ -46,12 +48,15 @@ static const struct sc_cmd commands[] = {
 	  " -J, --json                   use JSON output format\n"
 	  "     --allow-identity         accept a process outside any user namespace\n" },
 	{ "mark", cmd_mark,
+	  "[options] DIR",
+	  "let user namespaces with allowed maps shift-mount DIR",
+	  " -u, --uidmap FROM:TO:COUNT   allow underlying uid FROM+i shown as TO+i (repeatable)\n"
+	  " -g, --gidmap FROM:TO:COUNT   allow underlying gid FROM+i shown as TO+i (repeatable)\n"
+	  " -p, --pid PID                allow the maps of the user namespace of PID\n"
+	  " -c, --container NAME         allow the maps of container NAME\n" },
+	{ "unmark", cmd_unmark,
 	  "DIR",
-	  "allow unprivileged containers to shift-mount DIR (not supported yet)",
-	  "" },
-	{ "unmark", cmd_mark,
-	  "DIR",
-	  "drop the mark of DIR (not supported yet)",
+	  "drop the mark of DIR (mounts made from it stay)",
 	  "" },
 	{ "list", cmd_list,
 	  "[options]",

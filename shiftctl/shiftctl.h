@@ -71,6 +71,7 @@ struct shift_opts {
 	const struct idmap *uid;
 	const struct idmap *gid;
 	bool ro;
+	bool mark;	/* a mark (directories only): see cmd_mark.c */
 };
 
 struct shift_info {
@@ -92,6 +93,11 @@ int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_list(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_check(const struct sc_cmd *cmd, int argc, char **argv);
+
+/* cmd_mark.c */
 int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv);
+int mount_from_mark(const char *src, const char *dst, bool ro);
+bool in_user_namespace(void);
 
 #endif /* SHIFTCTL_H */

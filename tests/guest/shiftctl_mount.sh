@@ -168,6 +168,7 @@ check_reports_usable() {
 	has out "filesystem"
 	grep -qE '^filesystem +ok ' "$W/out" || fail "shiftfs not reported in /proc/filesystems"
 	grep -qE '^loaded +ok ' "$W/out" || fail "module not reported loaded"
+	grep -qE '^module +ok +/lib/modules/.*/shiftfs\.ko' "$W/out" || fail "module file not found"
 	has out "shiftfs is usable"
 	sc 0 check --json
 	has out '"usable":true'

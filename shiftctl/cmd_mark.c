@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shiftctl mark, unmark, and mount from inside a user namespace.
+ *
+ * A mark is a shiftfs mount with the "mark" flag that host root puts on a
+ * directory, over the directory itself: an opaque token saying which maps
+ * user namespaces may shift-mount that tree with.  Root of a user
+ * namespace whose uid_map/gid_map the mark allows then mounts shiftfs with
+ * the marked directory as its source and no maps: the kernel derives them
+ * from the namespace.  Unmarking is unmounting the mark; mounts already
+ * made from it stay.
+ */
+#include <getopt.h>
+#include <libmount.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "shiftctl.h"
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		sc_warnc(errno, "%s", path);
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		sc_warnx("%s: not a directory (only directory trees can be marked)",
+			 path);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+/*
+ * The top mount on abs: 1 if it is a shiftfs mark, 0 if something else,
+ * negative on error.
+ */
+static int top_is_mark(const char *abs)
+{
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
+	const char *opts;
+	int ret = 0;
+
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb) {
+		sc_warnx("/proc/self/mountinfo: cannot read the mount table");
+		return -EIO;
+	}
+	fs = mnt_table_find_target(tb, abs, MNT_ITER_BACKWARD);
+	if (fs && mnt_fs_match_fstype(fs, "shiftfs")) {
+		opts = mnt_fs_get_fs_options(fs);
+		ret = opts && !mnt_optstr_get_option(opts, "mark", NULL, NULL);
+	}
+	mnt_unref_table(tb);
+	return ret;
+}
+
+int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "uidmap",    required_argument, NULL, 'u' },
+		{ "gidmap",    required_argument, NULL, 'g' },
+		{ "pid",       required_argument, NULL, 'p' },
+		{ "container", required_argument, NULL, 'c' },
+		{ "help",      no_argument,       NULL, 'h' },
+		{ "version",   no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *pid_arg = NULL, *container = NULL;
+	struct idmap uid, gid;
+	struct shift_opts opts = { .uid = &uid, .gid = &gid, .mark = true };
+	struct shift_info info;
+	_cleanup_close_ int mfd = -EBADF;
+	_cleanup_free_ char *abs = NULL, *options = NULL;
+	char err[512];
+	pid_t pid;
+	int c;
+
+	idmap_init(&uid);
+	idmap_init(&gid);
+	while ((c = getopt_long(argc, argv, "u:g:p:c:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+		case 'g':
+			if (idmap_add_string(c == 'u' ? &uid : &gid,
+					     c == 'u' ? IDMAP_UID : IDMAP_GID,
+					     optarg, err, sizeof(err)))
+				return cmd_usage_error(cmd, "%s", err);
+			break;
+		case 'p':
+			if (!all_digits(optarg))
+				return cmd_usage_error(cmd, "--pid '%s': not a pid",
+						       optarg);
+			pid_arg = optarg;
+			break;
+		case 'c':
+			container = optarg;
+			break;
+		case 'h':
+			cmd_usage(cmd, stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			print_version();
+			return EXIT_SUCCESS;
+		default:
+			return cmd_usage_error(cmd, NULL);
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error(cmd, "mark: expected DIR");
+	if (pid_arg && container)
+		return cmd_usage_error(cmd, "mark: --pid and --container are mutually exclusive");
+	if ((pid_arg || container) && (uid.nr || gid.nr))
+		return cmd_usage_error(cmd, "mark: --uidmap/--gidmap do not combine with --pid/--container");
+	if (!pid_arg && !container && (!uid.nr || !gid.nr))
+		return cmd_usage_error(cmd, "mark: a mark needs the maps it allows: --uidmap and --gidmap, or --pid/--container (without maps it would let any user namespace act as root on DIR)");
+
+	if (need_privileges("mark"))
+		return EXIT_FAILURE;
+	if (pid_arg || container) {
+		if (container_resolve(pid_arg ? pid_arg : container, &pid) ||
+		    pid_maps(pid, false, &uid, &gid))
+			return EXIT_FAILURE;
+	}
+	if (is_dir(argv[optind]))
+		return EXIT_FAILURE;
+	abs = realpath(argv[optind], NULL);
+	if (!abs) {
+		sc_warnc(errno, "%s", argv[optind]);
+		return EXIT_FAILURE;
+	}
+	mfd = shift_build(abs, &opts, &info);
+	if (mfd < 0)
+		return EXIT_FAILURE;
+	if (move_mount(mfd, "", AT_FDCWD, abs, MOVE_MOUNT_F_EMPTY_PATH)) {
+		sc_warnc(errno, "%s: cannot put the mark on it", argv[optind]);
+		return EXIT_FAILURE;
+	}
+	options = idmap_format_options(&uid, &gid);
+	sc_debug("%s marked with %s", abs, options ? options : "?");
+	return EXIT_SUCCESS;
+}
+
+int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	_cleanup_free_ char *abs = NULL;
+	int ret;
+
+	ret = plain_options(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1)
+		return cmd_usage_error(cmd, "unmark: expected DIR");
+	if (need_privileges("unmark"))
+		return EXIT_FAILURE;
+	abs = realpath(argv[optind], NULL);
+	if (!abs) {
+		sc_warnc(errno, "%s", argv[optind]);
+		return EXIT_FAILURE;
+	}
+	ret = top_is_mark(abs);
+	if (ret < 0)
+		return EXIT_FAILURE;
+	if (!ret) {
+		sc_warnx("%s: not marked (no shiftfs mark is the top mount there)",
+			 argv[optind]);
+		return EXIT_FAILURE;
+	}
+	if (umount2(abs, UMOUNT_NOFOLLOW)) {
+		sc_warnc(errno, "%s: cannot unmark", argv[optind]);
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* CAP_SYS_ADMIN in our own (user) namespace. */
+static bool have_sys_admin(void)
+{
+	cap_flag_value_t val = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return false;
+	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &val))
+		val = CAP_CLEAR;
+	cap_free(caps);
+	return val == CAP_SET;
+}
+
+/*
+ * shiftctl mount SRC DST without maps, inside a user namespace.  The
+ * kernel derives the maps from the namespace and checks them against the
+ * mark on SRC; we show what it will derive (our own view of
+ * /proc/self/uid_map) and, on refusal, its reasons.
+ */
+int mount_from_mark(const char *src, const char *dst, bool ro)
+{
+	_cleanup_free_ char *utext = NULL, *gtext = NULL, *options = NULL;
+	struct idmap uid, gid, none;
+	struct shift_opts opts = { .uid = &none, .gid = &none, .ro = ro };
+	struct shift_info info;
+	_cleanup_close_ int mfd = -EBADF;
+	char err[512];
+	int ret;
+
+	idmap_init(&none);
+	ret = read_text("/proc/self/uid_map", &utext);
+	if (!ret)
+		ret = read_text("/proc/self/gid_map", &gtext);
+	if (ret) {
+		sc_warnc(-ret, "/proc/self/uid_map");
+		return -1;
+	}
+	if (idmap_derive(utext, gtext, false, "this process", &uid, &gid, err,
+			 sizeof(err))) {
+		sc_warnx("%s", err);
+		return -1;
+	}
+	options = idmap_format_options(&uid, &gid);
+	printf("%s: mounting from its mark with %s (derived from /proc/self/uid_map and gid_map)\n",
+	       src, options ? options : "?");
+	fflush(stdout);
+	if (!have_sys_admin()) {
+		sc_warnx("mount: needs CAP_SYS_ADMIN in this user namespace (run it as the namespace's root)");
+		return -1;
+	}
+	mfd = shift_build(src, &opts, &info);
+	if (mfd < 0) {
+		sc_warnx("%s: the kernel refused the mount from a mark (see its reasons above)",
+			 src);
+		return -1;
+	}
+	if (move_mount(mfd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH)) {
+		sc_warnc(errno, "%s: cannot mount on %s", src, dst);
+		return -1;
+	}
+	printf("%s: mounted on %s\n", src, dst);
+	return 0;
+}
+
+/* Are we inside a user namespace (own uid_map not the identity)? */
+bool in_user_namespace(void)
+{
+	_cleanup_free_ char *text = NULL;
+	struct idmap self;
+
+	return read_text("/proc/self/uid_map", &text) == 0 &&
+	       idmap_parse_proc(&self, text, "/proc/self/uid_map", NULL, 0) == 0 &&
+	       !idmap_is_identity(&self);
+}
