@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The NoCloud seed of the e2e guest, made with cloud-localds: its
-# user-data mounts the payload disk and runs the guest driver
+# user-data mounts the payload disk, installs the project's files from it
+# (tests/e2e/guest/install.sh) and runs the guest driver
 # (tests/e2e/guest/main.sh), which reports on the second serial port and
 # powers off.  Should the payload be missing, the guest says so and powers
 # off rather than waiting for the host's timeout.
@@ -15,6 +16,20 @@ trap 'rm -rf "$dir"' EXIT
 
 cat > "$dir/user-data" <<'EOF2'
 #cloud-config
+# bootcmd (cloud-init's init stage): install the project's files from the
+# payload disk in the background (depmod takes a while under TCG) while
+# cloud-init goes on.  runcmd (final stage, the system is up): run the
+# scenarios; main.sh waits for the install to finish.
+bootcmd:
+  - - sh
+    - -c
+    - |
+      p=/run/shiftfs-payload
+      mkdir -p $p
+      dev=/dev/disk/by-label/shiftfs-payload
+      [ -e $dev ] || dev=/dev/vdb
+      mountpoint -q $p || mount -o ro $dev $p || exit 0
+      systemd-run --no-block --unit=shiftfs-e2e-install $p/e2e/install.sh
 runcmd:
   - - sh
     - -c
@@ -23,7 +38,7 @@ runcmd:
       mkdir -p $p
       dev=/dev/disk/by-label/shiftfs-payload
       [ -e $dev ] || dev=/dev/vdb
-      if mount -o ro $dev $p && [ -x $p/e2e/main.sh ]; then
+      if { mountpoint -q $p || mount -o ro $dev $p; } && [ -x $p/e2e/main.sh ]; then
         exec $p/e2e/main.sh
       fi
       echo "SHIFTFS-E2E-ERROR: cannot mount the payload disk ($dev)" > /dev/ttyS1

@@ -154,7 +154,10 @@ if [ $demo -eq 1 ]; then
 	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r' |
 		sed -u -n -e '/^# program: /{s/^# program: /\n>>> /;p;d}' \
 			-e '/^# exit: \|^# time: \|^1\.\./d' \
-			-e 's/^# \{0,1\}//p' -e '/^not ok/p' -e '/^ok .*SKIP/p'
+			-e 's/^# \{0,1\}//p' \
+			-e 's/^not ok [0-9]* - /   [FAILED] /p' \
+			-e 's/^ok [0-9]* - \(.*\) # SKIP \(.*\)/   [skipped] \1 (\2)/p' \
+			-e 's/^ok [0-9]* - /   [ok] /p'
 else
 	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
 fi

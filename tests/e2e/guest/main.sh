@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The e2e guest driver, started by cloud-init (runcmd of the NoCloud seed)
-# once the cloud image has booted.  It installs the project's files from
-# the payload disk (shiftfs.ko under /lib/modules/RELEASE/extra with
-# depmod, shiftctl, the LXC hook), runs the scenario scripts, reports TAP
+# once the cloud image has booted.  It makes sure install.sh has installed
+# the project's files from the payload disk (shiftfs.ko under
+# /lib/modules/RELEASE/extra with depmod, shiftctl, the LXC hook), runs
+# the scenario scripts, reports TAP
 # on the second serial port, dumps the kernel log on the first between
 # markers and powers the guest off.
 #
@@ -35,38 +36,13 @@ out "# e2e guest up: $(uname -r), $(cut -d' ' -f1 /proc/uptime)s after boot"
 # Where the boot went: cloud-init's stages say when they started.
 grep -ao "running '[^']*' at .* Up [0-9.]* seconds" /var/log/cloud-init-output.log 2>/dev/null |
 	sed -E "s/running '([^']*)' at .* Up ([0-9.]+) seconds/\1 at \2s/; s/^/# boot: cloud-init /" > "$TAP"
-mkdir -p /run/shiftfs-e2e "$E2E"
 
 # ---- the project's files --------------------------------------------------
-cp "$PAYLOAD"/e2e/* "$E2E"/
-rel=$(uname -r)
-if [ -f "$PAYLOAD/shiftfs.ko" ]; then
-	mkdir -p "/lib/modules/$rel/extra"
-	cp "$PAYLOAD/shiftfs.ko" "/lib/modules/$rel/extra/"
-	t=$(cut -d' ' -f1 /proc/uptime)
-	depmod -a "$rel"
-	out "# depmod -a took $(awk -v t="$t" '{ printf "%.1f", $1 - t }' /proc/uptime)s"
-	if modprobe shiftfs > /run/shiftfs-e2e/modprobe.log 2>&1; then
-		out "# shiftfs.ko loaded ($(modinfo -F vermagic shiftfs 2>/dev/null))"
-	else
-		out "# modprobe shiftfs failed: $(cat /run/shiftfs-e2e/modprobe.log)"
-	fi
-else
-	out "# no shiftfs.ko in the payload (make module KVER=$rel)"
-fi
-if [ -x "$PAYLOAD/shiftctl" ]; then
-	install -m 755 "$PAYLOAD/shiftctl" /usr/local/sbin/shiftctl
-else
-	out "# no shiftctl in the payload"
-fi
-if [ -d "$PAYLOAD/lxc-hook" ] && [ -n "$(ls "$PAYLOAD/lxc-hook")" ]; then
-	mkdir -p /usr/local/share/lxc/hooks /usr/local/share/lxc/config
-	[ -f "$PAYLOAD/lxc-hook/shiftfs" ] &&
-		install -m 755 "$PAYLOAD/lxc-hook/shiftfs" /usr/local/share/lxc/hooks/shiftfs
-	[ -f "$PAYLOAD/lxc-hook/shiftfs.conf" ] &&
-		sed 's|@LXCHOOKDIR@|/usr/local/share/lxc/hooks|g' \
-			"$PAYLOAD/lxc-hook/shiftfs.conf" > /usr/local/share/lxc/config/shiftfs.conf
-fi
+# install.sh was started early by the seed's bootcmd; it holds a lock
+# while it works, so this waits for it (or does the work if it never ran).
+timeout 300 "$PAYLOAD/e2e/install.sh" ||
+	out "# install.sh failed or did not finish in 300s"
+cat /run/shiftfs-e2e/install.tap > "$TAP" 2>/dev/null
 
 # ---- the scenarios ---------------------------------------------------------
 if [ -n "$TESTS" ]; then
