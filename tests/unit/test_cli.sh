@@ -201,9 +201,16 @@ else
 	not_ok "check prints one line per feature, exit 0/1"
 fi
 run mark /tmp
-expect "mark is a clear stub" 1 stderr "mark /tmp: not supported by this kernel module yet"
-run unmark /tmp
-expect "unmark is a clear stub" 1 stderr "unmark /tmp: not supported"
+expect "mark without maps is refused (a mark names the maps it allows)" 2 \
+	stderr "a mark needs the maps it allows"
+run mark -u 0:100000:65536 /tmp/x /tmp/y
+expect "mark takes one DIR" 2 stderr "shiftctl mark --help"
+if [ "$(id -u)" = 0 ]; then
+	run unmark /tmp
+	expect "unmark of a tree that is not marked" 1 stderr "/tmp: not marked"
+else
+	skip "unmark of a tree that is not marked" "needs root"
+fi
 if [ "$(id -u)" = 0 ]; then
 	run umount /
 	expect "umount refuses a non-shiftfs mount" 1 stderr "/: not a shiftfs mount"
