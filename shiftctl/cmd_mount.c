@@ -170,6 +170,13 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 		return cmd_usage_error(cmd, "mount: --pid and --container are mutually exclusive");
 	if ((pid_arg || container) && (uid.nr || gid.nr))
 		return cmd_usage_error(cmd, "mount: --uidmap/--gidmap do not combine with --pid/--container");
+	/* Root of a user namespace: the kernel takes the maps from it. */
+	if (!pid_arg && !container && !uid.nr && !gid.nr && in_user_namespace()) {
+		if (check_dir(dst))
+			return EXIT_FAILURE;
+		return mount_from_mark(src, dst, opts.ro) ? EXIT_FAILURE
+							  : EXIT_SUCCESS;
+	}
 	if (!pid_arg && !container && !uid.nr && !gid.nr)
 		return cmd_usage_error(cmd, "mount: no maps: give --uidmap/--gidmap, --pid or --container");
 
