@@ -104,7 +104,8 @@ int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv)
 struct list_row {
 	const char *target;
 	const char *source;
-	const char *mode;	/* "ro" or "rw" */
+	const char *mode;	/* "ro", "rw", or "mark" for a mark */
+	bool mark;
 	char *options;		/* uidmap=...,gidmap=... as the kernel shows them */
 	char device[48];	/* "/dev/loop0" for an image, else "" */
 	char *image;		/* the image file behind device, if known */
@@ -176,7 +177,9 @@ static void list_json(struct list_row *rows, size_t n)
 		json_string(stdout, *rows[i].device ? rows[i].device : NULL);
 		fputs(",\"image\":", stdout);
 		json_string(stdout, rows[i].image);
-		printf(",\"ro\":%s,\"options\":", strcmp(rows[i].mode, "ro") ? "false" : "true");
+		printf(",\"ro\":%s,\"mark\":%s,\"options\":",
+		       strcmp(rows[i].mode, "ro") ? "false" : "true",
+		       rows[i].mark ? "true" : "false");
 		json_string(stdout, rows[i].options);
 		if (rows[i].maps_ok) {
 			fputs(",\"uidmap\":", stdout);
@@ -228,7 +231,9 @@ int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
 		memset(r, 0, sizeof(*r));
 		r->target = mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?";
 		r->source = mnt_fs_get_source(fs) ? mnt_fs_get_source(fs) : "?";
-		r->mode = vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0 ?
+		r->mark = opts && mnt_optstr_get_option(opts, "mark", NULL, NULL) == 0;
+		r->mode = r->mark ? "mark" :
+			  vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0 ?
 			  "ro" : "rw";
 		r->maps_ok = idmap_parse_options(opts ? opts : "", &r->uid,
 						 &r->gid, NULL, 0) == 0;

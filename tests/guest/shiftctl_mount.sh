@@ -17,6 +17,8 @@ SC=${SHIFTCTL:-shiftctl}
 SHIFTCTL_DEBUG=1
 export SHIFTCTL_DEBUG
 ROOT=$(mktemp -d /tmp/shiftctl-test.XXXXXX)
+# user namespaces' roots (host uid 0 unmapped) must be able to walk in
+chmod 755 "$ROOT"
 num=0
 failed=0
 passed=0
@@ -126,10 +128,9 @@ userns_child() {
 		[ $n -gt 100 ] && fail "child never entered a user namespace"
 		sleep 0.05
 	done
-	printf '0 100000 1000\n1000 1000 1\n65534 101000 1\n' > /proc/$kid/uid_map ||
-		fail "cannot write uid_map"
-	printf '0 100000 1000\n1000 1000 1\n65534 101000 1\n' > /proc/$kid/gid_map ||
-		fail "cannot write gid_map"
+	map=${2:-'0 100000 1000\n1000 1000 1\n65534 101000 1\n'}
+	printf "$map" > /proc/$kid/uid_map || fail "cannot write uid_map"
+	printf "$map" > /proc/$kid/gid_map || fail "cannot write gid_map"
 	echo "$kid"
 }
 
@@ -466,6 +467,46 @@ attach_container_root_writes_as_image_root() {
 	no_loop "$W/disk.img"
 }
 
+# Host root marks a tree; root of a user namespace whose maps the mark
+# allows mounts it with plain `shiftctl mount` (maps from the kernel);
+# other maps are refused with the kernel's reason; unmark leaves the
+# container's mount alone.
+mark_mount_from_userns_unmark() {
+	make_tree "$W/lower"
+	mkdir "$W/mnt" "$W/mnt2"
+	sc 0 mark -u 0:100000:65536 -g 0:100000:65536 "$W/lower"
+	[ "$(fstype_of "$W/lower")" = shiftfs ] || fail "no mark on the tree"
+	sc 0 list --json
+	has out '"mark":true'
+	sc 0 list
+	grep -q "^$W/lower .* mark " "$W/out" || fail "list does not show the mark"
+	sc 1 mark -u 0:100000:65536 -g 0:100000:65536 "$W/mnt/../nonexistent"
+	kid=$(userns_child mntns '0 100000 65536\n') || fail "$kid"
+	inside() { nsenter -t "$kid" -U -m sh -c "$1"; }
+	echo "\$ (in the user namespace) shiftctl mount $W/lower $W/mnt"
+	inside "SHIFTCTL_DEBUG=1 $SC mount $W/lower $W/mnt" > "$W/out" 2> "$W/err" ||
+		{ cat "$W/out" "$W/err"; fail "mount from the mark failed"; }
+	cat "$W/out" "$W/err"
+	[ "$(inside "stat -c %u:%g $W/mnt/root-file")" = 0:0 ] ||
+		fail "root-file inside: $(inside "stat -c %u:%g $W/mnt/root-file")"
+	[ "$(nsenter -t "$kid" -m stat -c %u:%g "$W/mnt/root-file")" = 100000:100000 ] ||
+		fail "root-file seen from the host"
+	kid2=$(userns_child mntns '0 300000 65536\n') || fail "$kid2"
+	echo "\$ (in a user namespace the mark does not allow) shiftctl mount $W/lower $W/mnt2"
+	nsenter -t "$kid2" -U -m "$SC" mount "$W/lower" "$W/mnt2" > "$W/out" 2> "$W/err" &&
+		fail "a mount with maps the mark does not allow worked"
+	cat "$W/out" "$W/err"
+	has err "shiftctl: shiftfs: "
+	sc 0 unmark "$W/lower"
+	[ "$(fstype_of "$W/lower")" = shiftfs ] && fail "mark still there"
+	[ "$(inside "stat -c %u:%g $W/mnt/root-file")" = 0:0 ] ||
+		fail "the container's mount went with the mark"
+	sc 1 unmark "$W/lower"
+	has err "not marked"
+	kill "$kid" "$kid2"
+	same_mounts
+}
+
 # 340 extents each way go through fsconfig() one by one.
 mount_340_extents() {
 	make_tree "$W/lower"
@@ -556,6 +597,7 @@ t attach_detach_image
 t attach_container_root_writes_as_image_root
 t attach_dir_custom_path
 t mount_340_extents
+t mark_mount_from_userns_unmark
 t attach_failures_leave_nothing
 
 echo "1..$num"
