@@ -28,7 +28,11 @@ static int shiftfs_open(struct inode *inode, struct file *file)
 	/* O_TRUNC was done through our ->setattr, the rest is not for it. */
 	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
 
-	shiftfs_lower_path(file->f_path.dentry, &lower);
+	/*
+	 * Not f_path: overlayfs on 6.1 opens us with a fake path (its own
+	 * dentry); file_dentry() resolves that to ours through d_real.
+	 */
+	shiftfs_lower_path(file_dentry(file), &lower);
 	old = shiftfs_override_mounter(inode->i_sb);
 	real = shiftfs_backing_open(file, flags, &lower, current_cred());
 	revert_creds(old);

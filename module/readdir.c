@@ -17,7 +17,11 @@ static int shiftfs_dir_open(struct inode *inode, struct file *file)
 	const struct cred *old;
 	struct path lower;
 
-	shiftfs_lower_path(file->f_path.dentry, &lower);
+	/*
+	 * Not f_path: overlayfs on 6.1 opens us with a fake path (its own
+	 * dentry); file_dentry() resolves that to ours through d_real.
+	 */
+	shiftfs_lower_path(file_dentry(file), &lower);
 	old = shiftfs_override_mounter(inode->i_sb);
 	real = dentry_open(&lower, O_RDONLY | O_DIRECTORY | O_LARGEFILE,
 			   current_cred());

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shiftfs over real disk filesystems (ext4, xfs, btrfs on loop devices)
+ * and as the lower layer of overlayfs: the same small workload each time,
+ * ids checked on both sides.
+ */
+#include "harness.h"
+#include "shiftfs_util.h"
+
+#include <dirent.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/xattr.h>
+
+#define HARNESS_IMG_SIZE (320ll << 20)	/* mkfs.xfs wants >= 300M */
+
+/* A loop device over a sparse image in the world's tmpfs; -1 on error. */
+static int loop_attach(const char *img, char *dev, size_t devlen)
+{
+	int ctl, fd, lfd, n;
+
+	fd = open(img, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, HARNESS_IMG_SIZE))
+		return -1;
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (ctl < 0)
+		return -1;
+	n = ioctl(ctl, LOOP_CTL_GET_FREE);
+	close(ctl);
+	if (n < 0)
+		return -1;
+	snprintf(dev, devlen, "/dev/loop%d", n);
+	lfd = open(dev, O_RDWR);
+	if (lfd < 0 || ioctl(lfd, LOOP_SET_FD, fd))
+		return -1;
+	close(fd);
+	return lfd;
+}
+
+static void loop_detach(int lfd)
+{
+	ioctl(lfd, LOOP_CLR_FD, 0);
+	close(lfd);
+}
+
+/* Format @dev and mount it on @dir; SKIP when the tool or fs is missing. */
+static int mkfs_mount(const char *fstype, const char *dev, const char *dir)
+{
+	char cmd[256];
+
+	if (!strcmp(fstype, "ext4"))
+		snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1",
+			 dev);
+	else
+		snprintf(cmd, sizeof(cmd), "mkfs.%s -f %s >/dev/null 2>&1",
+			 fstype, dev);
+	if (system(cmd))
+		return -2;
+	return mount(dev, dir, fstype, 0, NULL);
+}
+
+/* The workload; returns 0 or the number of the failed step. */
+static int workload(const struct world *w)
+{
+	char buf[64];
+	struct stat st, lst;
+	struct dirent *de;
+	DIR *d;
+	int fd, n = 0;
+
+	if (make_file(P(w->lower, "root"), 0644, 0, 0) ||
+	    make_file(P(w->lower, "user"), 0600, 1000, 1000))
+		return 1;
+	if (shiftfs_mount_default(w))
+		return 2;
+	if (owner_is(P(w->mnt, "root"), ID_SHIFT, ID_SHIFT) ||
+	    owner_is(P(w->mnt, "user"), ID_SHIFT + 1000, ID_SHIFT + 1000))
+		return 3;
+	become_fsids(ID_SHIFT, ID_SHIFT);
+	fd = open(P(w->mnt, "new"), O_CREAT | O_RDWR, 0644);
+	if (fd < 0 || write(fd, "payload", 7) != 7 || fsync(fd))
+		return 4;
+	close(fd);
+	if (mkdir(P(w->mnt, "dir"), 0755) ||
+	    rename(P(w->mnt, "new"), P(w->mnt, "dir/moved")) ||
+	    link(P(w->mnt, "dir/moved"), P(w->mnt, "hard")) ||
+	    symlink("dir/moved", P(w->mnt, "sym")))
+		return 5;
+	become_fsids(0, 0);
+	if (owner_is(P(w->lower, "dir/moved"), 0, 0) ||
+	    owner_is(P(w->lower, "sym"), 0, 0))
+		return 6;
+	if (chown(P(w->mnt, "hard"), ID_SHIFT + 7, ID_SHIFT + 8) ||
+	    owner_is(P(w->lower, "dir/moved"), 7, 8))
+		return 7;
+	if (stat(P(w->mnt, "hard"), &st) || stat(P(w->lower, "hard"), &lst) ||
+	    st.st_ino != lst.st_ino || st.st_nlink != 2)
+		return 8;
+	fd = open(P(w->mnt, "sym"), O_RDONLY);
+	memset(buf, 0, sizeof(buf));
+	if (fd < 0 || read(fd, buf, sizeof(buf)) != 7 ||
+	    strcmp(buf, "payload"))
+		return 9;
+	close(fd);
+	if (setxattr(P(w->mnt, "root"), "trusted.t", "v", 1, 0) ||
+	    getxattr(P(w->lower, "root"), "trusted.t", buf, sizeof(buf)) != 1)
+		return 10;
+	d = opendir(w->mnt);
+	if (!d)
+		return 11;
+	while ((de = readdir(d)))
+		n++;
+	closedir(d);
+	/* . .. root user dir hard sym, plus lost+found on ext4 */
+	if (n < 7)
+		return 12;
+	if (unlink(P(w->mnt, "hard")) || unlink(P(w->mnt, "dir/moved")) ||
+	    rmdir(P(w->mnt, "dir")))
+		return 13;
+	return 0;
+}
+
+static void run_on(const char *fstype)
+{
+	struct world w;
+	char img[128], dev[32];
+	int lfd, err;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	snprintf(img, sizeof(img), "%s/%s.img", w.base, fstype);
+	lfd = loop_attach(img, dev, sizeof(dev));
+	if (lfd < 0)
+		SKIP("no loop device: %s", strerror(errno));
+	err = mkfs_mount(fstype, dev, w.lower);
+	if (err == -2 || (err && errno == ENODEV)) {
+		loop_detach(lfd);
+		SKIP("no %s here", fstype);
+	}
+	ASSERT_EQ(err, 0);
+	err = workload(&w);
+	EXPECT_EQ(err, 0);
+	umount2(w.mnt, MNT_DETACH);
+	EXPECT_EQ(umount(w.lower), 0);
+	loop_detach(lfd);
+}
+
+TEST(over_ext4)
+{
+	run_on("ext4");
+}
+
+TEST(over_xfs)
+{
+	run_on("xfs");
+}
+
+TEST(over_btrfs)
+{
+	run_on("btrfs");
+}
+
+TEST(over_tmpfs)
+{
+	struct world w;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	EXPECT_EQ(workload(&w), 0);
+}
+
+TEST(overlayfs_lower_layer)
+{
+	struct world w;
+	char upper[128], work[128], ovl[128], opts[512], buf[16] = "";
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(write_file(P(w.lower, "f"), "lower"), 0);
+	ASSERT_EQ(make_file(P(w.lower, "g"), 0644, 1000, 1000), 0);
+	ASSERT_EQ(make_dir(P(w.lower, "d"), 0755, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	snprintf(upper, sizeof(upper), "%s/upper", w.base);
+	snprintf(work, sizeof(work), "%s/work", w.base);
+	snprintf(ovl, sizeof(ovl), "%s/ovl", w.base);
+	ASSERT_EQ(mkdir(upper, 0755), 0);
+	ASSERT_EQ(mkdir(work, 0755), 0);
+	ASSERT_EQ(mkdir(ovl, 0755), 0);
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+		 w.mnt, upper, work);
+	if (mount("overlay", ovl, "overlay", 0, opts) && errno == ENODEV)
+		SKIP("no overlayfs");
+	ASSERT_EQ(owner_is(ovl, ID_SHIFT, ID_SHIFT) == 0 ||
+		  owner_is(ovl, 0, 0) == 0, 1);
+	EXPECT_EQ(owner_is(P(ovl, "f"), ID_SHIFT, ID_SHIFT), 0);
+	EXPECT_EQ(owner_is(P(ovl, "g"), ID_SHIFT + 1000, ID_SHIFT + 1000), 0);
+	fd = open(P(ovl, "f"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(read(fd, buf, sizeof(buf)), 5);
+	close(fd);
+	/* Copy-up keeps the shifted owner; the shifted lower is untouched. */
+	ASSERT_EQ(chmod(P(ovl, "g"), 0600), 0);
+	EXPECT_EQ(owner_is(P(upper, "g"), ID_SHIFT + 1000, ID_SHIFT + 1000), 0);
+	ASSERT_EQ(stat(P(w.lower, "g"), &st), 0);
+	EXPECT_EQ(st.st_mode & 07777, 0644u);
+	ASSERT_EQ(unlink(P(ovl, "f")), 0);
+	EXPECT_EQ(access(P(w.lower, "f"), F_OK), 0);
+	EXPECT_ERRNO(access(P(ovl, "f"), F_OK), ENOENT);
+	ASSERT_EQ(mkdir(P(ovl, "d/sub"), 0755), 0);
+	EXPECT_EQ(access(P(upper, "d/sub"), F_OK), 0);
+	EXPECT_EQ(umount(ovl), 0);
+}
+
+TEST_HARNESS_MAIN
