@@ -268,6 +268,40 @@ out_unlock:
 	return ret;
 }
 
+/* FICLONE/FICLONERANGE/FIDEDUPERANGE, when the lower fs shares extents. */
+static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
+				       struct file *file_out, loff_t pos_out,
+				       loff_t len, unsigned int remap_flags)
+{
+	struct inode *inode_out = file_inode(file_out);
+	const struct cred *old;
+	loff_t ret;
+
+	if (remap_flags & ~(REMAP_FILE_DEDUP | REMAP_FILE_ADVISORY))
+		return -EINVAL;
+
+	inode_lock(inode_out);
+	shiftfs_copyattr(inode_out);
+	ret = file_remove_privs(file_out);
+	if (ret)
+		goto out_unlock;
+	old = shiftfs_override_mounter(inode_out->i_sb);
+	if (remap_flags & REMAP_FILE_DEDUP)
+		ret = vfs_dedupe_file_range_one(shiftfs_real_file(file_in),
+						pos_in,
+						shiftfs_real_file(file_out),
+						pos_out, len, remap_flags);
+	else
+		ret = vfs_clone_file_range(shiftfs_real_file(file_in), pos_in,
+					   shiftfs_real_file(file_out),
+					   pos_out, len, remap_flags);
+	revert_creds(old);
+	shiftfs_copyattr(inode_out);
+out_unlock:
+	inode_unlock(inode_out);
+	return ret;
+}
+
 static int shiftfs_flush(struct file *file, fl_owner_t id)
 {
 	struct file *real = shiftfs_real_file(file);
@@ -296,4 +330,5 @@ const struct file_operations shiftfs_file_fops = {
 	.splice_read	= shiftfs_splice_read_iter,
 	.splice_write	= iter_file_splice_write,
 	.copy_file_range = shiftfs_copy_file_range,
+	.remap_file_range = shiftfs_remap_file_range,
 };

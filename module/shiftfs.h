@@ -70,6 +70,7 @@ struct shiftfs_fs {
 	bool mark;
 	/* lower_mnt is a mark's, shared: mntput(), not kern_unmount(). */
 	bool lower_shared;
+	/* Protects cred_next and cred_cache. */
 	spinlock_t cred_lock;
 	unsigned int cred_next;
 	struct shiftfs_cred_ent cred_cache[SHIFTFS_CRED_CACHE];
@@ -228,7 +229,7 @@ int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct inode *inode,
 #else
 #define SHIFTFS_ACL_IOPS
 #endif
-extern const struct xattr_handler * SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[];
+extern const struct xattr_handler *SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[];
 ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size);
 
 #endif /* _SHIFTFS_H */

@@ -191,7 +191,6 @@ ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size)
 	return ret;
 }
 
-
 #ifdef CONFIG_FS_POSIX_ACL
 /*
  * POSIX ACLs carry ids in their ACL_USER/ACL_GROUP entries.  Up: entries
@@ -409,7 +408,7 @@ static const struct xattr_handler shiftfs_xattr_handler = {
 	.set	= shiftfs_xattr_set,
 };
 
-const struct xattr_handler * SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[] = {
+const struct xattr_handler *SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[] = {
 #if defined(CONFIG_FS_POSIX_ACL) && !SHIFTFS_HAVE_ACL_IOPS
 	/* Before they match our catch-all handler. */
 	&posix_acl_access_xattr_handler,

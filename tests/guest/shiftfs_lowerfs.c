@@ -8,6 +8,7 @@
 #include "shiftfs_util.h"
 
 #include <dirent.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
@@ -57,6 +58,41 @@ static int mkfs_mount(const char *fstype, const char *dev, const char *dir)
 	if (system(cmd))
 		return -2;
 	return mount(dev, dir, fstype, 0, NULL);
+}
+
+/* FICLONE through the mount does what it does underneath. */
+static int clone_as_lower(const struct world *w)
+{
+	char buf[16] = "";
+	int src, dst, lerr, err, fd;
+
+	if (make_file(P(w->lower, "csrc"), 0644, 0, 0) ||
+	    make_file(P(w->lower, "cdst"), 0644, 0, 0) ||
+	    make_file(P(w->lower, "cdst2"), 0644, 0, 0) ||
+	    write_file(P(w->lower, "csrc"), "cloned"))
+		return -1;
+	src = open(P(w->lower, "csrc"), O_RDONLY);
+	dst = open(P(w->lower, "cdst2"), O_WRONLY);
+	lerr = ioctl(dst, FICLONE, src) ? errno : 0;
+	close(src);
+	close(dst);
+	src = open(P(w->mnt, "csrc"), O_RDONLY);
+	dst = open(P(w->mnt, "cdst"), O_WRONLY);
+	if (src < 0 || dst < 0)
+		return -1;
+	err = ioctl(dst, FICLONE, src) ? errno : 0;
+	close(src);
+	close(dst);
+	printf("# FICLONE: lower %d, shiftfs %d\n", lerr, err);
+	if (err != lerr)
+		return -1;
+	if (err)
+		return 0;
+	fd = open(P(w->lower, "cdst"), O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) != 6)
+		return -1;
+	close(fd);
+	return strcmp(buf, "cloned") ? -1 : 0;
 }
 
 /* The workload; returns 0 or the number of the failed step. */
@@ -114,6 +150,17 @@ static int workload(const struct world *w)
 	/* . .. root user dir hard sym, plus lost+found on ext4 */
 	if (n < 7)
 		return 12;
+	/* user.* where the lower fs has them (not tmpfs before 6.6). */
+	if (!setxattr(P(w->lower, "user"), "user.probe", "p", 1, 0)) {
+		become_fsids(ID_SHIFT + 1000, ID_SHIFT + 1000);
+		n = setxattr(P(w->mnt, "user"), "user.u", "uu", 2, 0);
+		become_fsids(0, 0);
+		if (n || getxattr(P(w->lower, "user"), "user.u", buf,
+				  sizeof(buf)) != 2)
+			return 14;
+	}
+	if (clone_as_lower(w))
+		return 15;
 	if (unlink(P(w->mnt, "hard")) || unlink(P(w->mnt, "dir/moved")) ||
 	    rmdir(P(w->mnt, "dir")))
 		return 13;
