@@ -76,8 +76,16 @@ finish_pkg "$root" shiftfs-dkms
 
 # ---- shiftctl ----
 root=$stage/shiftctl
-make -s -C "$top" install-userspace DESTDIR="$root" PREFIX=/usr >/dev/null
+# Built apart, with Debian's hardening flags, as dpkg-buildpackage would.
+(
+	eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)"
+	make -s -C "$top" install-userspace DESTDIR="$root" PREFIX=/usr \
+		BUILD="$out/build" >/dev/null
+)
 gzip -9n "$root/usr/share/man/man8/shiftctl.8"
+# As dh_strip does: no debug info or notes in the shipped binary.
+strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+	"$root/usr/sbin/shiftctl"
 mkdir -p "$root/DEBIAN"
 add_doc "$root" shiftctl
 # Library dependencies from the binary itself, as dh_shlibdeps does.
@@ -107,4 +115,4 @@ Description: shift-mount root-owned trees and images into containers
  container's root filesystem at start.
 EOT
 finish_pkg "$root" shiftctl
-rm -rf "$stage"
+rm -rf "$stage" "$out/build"

@@ -120,7 +120,7 @@ console=$logs/console.log
 tap=$logs/tap.log
 : > "$console"
 : > "$tap"
-append="root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4"
+append="root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check"
 append="$append ds=nocloud systemd.show_status=auto"
 [ -n "$tests" ] && append="$append shiftfs.e2e.tests=$tests"
 
