@@ -210,16 +210,10 @@ int read_text(const char *path, char **text)
 	return 0;
 }
 
-/*
- * Mounting shiftfs with explicit maps needs CAP_SYS_ADMIN in the initial
- * user namespace: say so before touching anything rather than after a
- * half-built mount fails with EPERM.
- */
-int need_privileges(const char *what)
+/* CAP_SYS_ADMIN in our own user namespace, or say what is missing. */
+int need_cap_sys_admin(const char *what)
 {
 	cap_flag_value_t val = CAP_CLEAR;
-	struct idmap self;
-	_cleanup_free_ char *text = NULL;
 	cap_t caps;
 
 	caps = cap_get_proc();
@@ -234,6 +228,23 @@ int need_privileges(const char *what)
 		sc_warnx("%s: needs CAP_SYS_ADMIN (run it as root)", what);
 		return -EPERM;
 	}
+	return 0;
+}
+
+/*
+ * Mounting shiftfs with explicit maps needs CAP_SYS_ADMIN in the initial
+ * user namespace: say so before touching anything rather than after a
+ * half-built mount fails with EPERM.
+ */
+int need_privileges(const char *what)
+{
+	_cleanup_free_ char *text = NULL;
+	struct idmap self;
+	int ret;
+
+	ret = need_cap_sys_admin(what);
+	if (ret)
+		return ret;
 	if (read_text("/proc/self/uid_map", &text) == 0 &&
 	    idmap_parse_proc(&self, text, "/proc/self/uid_map", NULL, 0) == 0 &&
 	    !idmap_is_identity(&self)) {

@@ -56,6 +56,7 @@ int cmd_usage_error(const struct sc_cmd *cmd, const char *fmt, ...)
 void sc_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_version(void);
 int read_text(const char *path, char **text);
+int need_cap_sys_admin(const char *what);
 int need_privileges(const char *what);
 bool all_digits(const char *s);
 /* -h and -V only: -1 to go on, else the exit status */

@@ -503,6 +503,9 @@ mark_mount_from_userns_unmark() {
 		fail "the container's mount went with the mark"
 	sc 1 unmark "$W/lower"
 	has err "not marked"
+	echo "\$ (in the user namespace) shiftctl umount $W/mnt"
+	inside "$SC umount $W/mnt" || fail "the namespace's root cannot unmount its mount"
+	inside "grep -q ' $W/mnt ' /proc/self/mountinfo" && fail "still mounted in the namespace"
 	kill "$kid" "$kid2"
 	same_mounts
 }
