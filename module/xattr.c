@@ -75,7 +75,7 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 	int ret;
 
 	/* ->get is called with a NULL dentry from some LSM paths. */
-	dentry = d_find_any_alias(inode);
+	dentry = unused ? dget(unused) : d_find_any_alias(inode);
 	if (!dentry)
 		return -EOPNOTSUPP;
 	lower = shiftfs_dentry_lower(dentry);
@@ -183,12 +183,28 @@ out:
 ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size)
 {
 	const struct cred *old;
-	ssize_t ret;
+	ssize_t ret, len;
+	char *p, *out;
 
 	old = shiftfs_override_mounter(dentry->d_sb);
 	ret = vfs_listxattr(shiftfs_dentry_lower(dentry), list, size);
 	revert_creds(old);
-	return ret;
+	if (ret <= 0 || !list || capable(CAP_SYS_ADMIN))
+		return ret;
+
+	/*
+	 * The lower fs listed trusted.* for the mounter; the caller may not
+	 * read them (the VFS says so per name), so don't name them either.
+	 * A size query may overestimate, which callers cope with.
+	 */
+	for (p = out = list; p < list + ret; p += len) {
+		len = strnlen(p, list + ret - p) + 1;
+		if (!strncmp(p, XATTR_TRUSTED_PREFIX, XATTR_TRUSTED_PREFIX_LEN))
+			continue;
+		memmove(out, p, len);
+		out += len;
+	}
+	return out - list;
 }
 
 #ifdef CONFIG_FS_POSIX_ACL
