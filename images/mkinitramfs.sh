@@ -113,6 +113,9 @@ if [ -x "$build/shiftctl/shiftctl" ]; then
 	copy_prog "$build/shiftctl/shiftctl" /usr/sbin/shiftctl
 fi
 
+# The LXC hook, where make install puts it (tests/guest/lxchook_*).
+install -D -m 755 "$here/../lxc-hook/shiftfs" usr/share/lxc/hooks/shiftfs
+
 # Guest-side helper scripts (demo, benchmarks).
 mkdir -p usr/libexec/shiftfs
 cp "$here"/guest-bin/* usr/libexec/shiftfs/
