@@ -84,16 +84,23 @@ int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
 	struct inode *lower = shiftfs_inode_lower(inode);
+	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
+	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
 	const struct cred *old;
 	int err;
 
 	/*
-	 * Cheap enough to do every time, and path walk in RCU mode never
-	 * gives d_revalidate() a chance to see a chmod made underneath.
+	 * Refresh from the lower inode every time: path walk in RCU mode
+	 * never gives d_revalidate() a chance to see a chmod made
+	 * underneath.  Store only on change: hot directories are read on
+	 * every CPU.
 	 */
-	inode->i_uid = shiftfs_uid_up(fs, lower->i_uid);
-	inode->i_gid = shiftfs_gid_up(fs, lower->i_gid);
-	inode->i_mode = lower->i_mode;
+	if (unlikely(!uid_eq(inode->i_uid, uid)))
+		inode->i_uid = uid;
+	if (unlikely(!gid_eq(inode->i_gid, gid)))
+		inode->i_gid = gid;
+	if (unlikely(inode->i_mode != lower->i_mode))
+		inode->i_mode = lower->i_mode;
 
 	err = generic_permission(idmap, inode, mask);
 	if (err)
