@@ -47,7 +47,7 @@ MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
 .PHONY: all setup module shiftctl guest-tests initramfs check check-unit \
 	check-guest check-runner test demo demo-fast bench install uninstall clean \
-	lint kvers install-userspace install-dkms-src dkms-install deb
+	lint kvers bench-helpers install-userspace install-dkms-src dkms-install deb
 
 all: module shiftctl
 
@@ -108,9 +108,12 @@ $(BUILD)/tests/guest/%: tests/guest/%.sh
 
 guest-tests: $(GUEST_TEST_BINS)
 
+bench-helpers:
+	@$(MAKE) --no-print-directory -C tests/bench BUILD=$(BUILD)/tests/bench
+
 # ---- guest ----------------------------------------------------------------
 
-initramfs: module shiftctl guest-tests
+initramfs: module shiftctl guest-tests bench-helpers
 	@$(MAKE) --no-print-directory initramfs-one K=$(KVER)
 
 initramfs-one:
@@ -154,6 +157,12 @@ demo: setup
 demo-fast: setup
 	@$(MAKE) --no-print-directory initramfs
 	@$(TOP)/tests/run-guest.sh -c /usr/libexec/shiftfs/demo-cover-letter $(KVER) $(BUILD)
+
+# Benchmarks (not tests): plain, shiftfs, idmapped, bindfs and chown -R
+# side by side in one guest boot; results in build/bench/<kernel>/.
+bench: setup
+	@$(MAKE) --no-print-directory initramfs
+	@$(TOP)/tests/bench/run-bench.sh $(KVER) $(BUILD)
 
 include images/cloud/cloud.mk
 

@@ -69,7 +69,7 @@ copy_prog() {
 # applets of the same name, which lack options the tests need.
 for p in mke2fs mkfs.xfs mkfs.btrfs setfacl getfacl setcap getcap \
 	 getfattr setfattr stress-ng unshare nsenter losetup findmnt mount \
-	 umount setpriv bash bindfs fusermount kmod; do
+	 umount setpriv bash find bindfs fusermount kmod; do
 	copy_prog "$p"
 done
 for p in modprobe insmod rmmod lsmod depmod modinfo; do
@@ -119,6 +119,12 @@ install -D -m 755 "$here/../lxc-hook/shiftfs" usr/share/lxc/hooks/shiftfs
 # Guest-side helper scripts (demo, benchmarks).
 mkdir -p usr/libexec/shiftfs
 cp "$here"/guest-bin/* usr/libexec/shiftfs/
+# Benchmark helpers (tests/bench, built static by make bench-helpers).
+if [ -d "$build/tests/bench" ]; then
+	for t in "$build/tests/bench/"*; do
+		[ -x "$t" ] && install -m 755 "$t" usr/libexec/shiftfs/
+	done
+fi
 
 cp "$here/init" init
 chmod +x init

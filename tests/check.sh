@@ -52,6 +52,7 @@ rm -f "$logdir/skips"
 start=$(date +%s)
 if [ -z "$pattern" ]; then
 	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
+	run_part "install (host)" "$top/tests/install-test.sh" "$top" "$build"
 fi
 first=1
 for k in $kvers; do
