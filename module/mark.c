@@ -275,6 +275,24 @@ int shiftfs_userns_may_setattr(struct inode *inode, const struct iattr *attr)
 }
 
 /*
+ * The root id in security.capability as the VFS hands it to a
+ * superblock's xattr handlers, and expects it back: relative to the
+ * superblock's user namespace (v2 meaning its root), not a kernel id.
+ * The identity for host root's mounts.
+ */
+u32 shiftfs_rootid_from_sb(const struct super_block *sb, u32 rootid)
+{
+	return __kuid_val(make_kuid(sb->s_user_ns, rootid));
+}
+
+u32 shiftfs_rootid_to_sb(const struct super_block *sb, u32 kuid)
+{
+	if (kuid == (u32)-1)
+		return kuid;
+	return from_kuid(sb->s_user_ns, KUIDT_INIT(kuid));
+}
+
+/*
  * cap_inode_setxattr() lets s_user_ns root write security.* (LSM labels,
  * IMA/EVM) that the host reads as its own.  security.capability has its
  * own check and translation.

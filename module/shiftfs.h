@@ -167,6 +167,8 @@ int shiftfs_mark_check_lower(struct fs_context *fc, const struct path *lower);
 void shiftfs_mark_opaque(struct super_block *sb, struct inode *root);
 int shiftfs_userns_may_setattr(struct inode *inode, const struct iattr *attr);
 int shiftfs_userns_may_setxattr(struct inode *inode, const char *name);
+u32 shiftfs_rootid_from_sb(const struct super_block *sb, u32 rootid);
+u32 shiftfs_rootid_to_sb(const struct super_block *sb, u32 kuid);
 
 /* util.c */
 const struct cred *shiftfs_override_creds(struct super_block *sb);

@@ -24,9 +24,10 @@
  * to us with the root id mapped up; written back with it mapped down, as
  * v2 when that is 0, so a root-owned image keeps its native format.
  */
-static int shiftfs_caps_up(struct shiftfs_fs *fs, void *value, int size,
+static int shiftfs_caps_up(struct super_block *sb, void *value, int size,
 			   size_t bufsize)
 {
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
 	struct vfs_ns_cap_data *nscap = value;
 	u32 magic, rootid = 0, up;
 
@@ -45,7 +46,7 @@ static int shiftfs_caps_up(struct shiftfs_fs *fs, void *value, int size,
 		/* v1 has no root id; nothing to translate. */
 		return size;
 	}
-	up = shiftfs_map_up(&fs->uid_map, rootid);
+	up = shiftfs_rootid_to_sb(sb, shiftfs_map_up(&fs->uid_map, rootid));
 	if (up == (u32)-1)
 		return -EOVERFLOW;
 	if (up == 0) {
@@ -67,7 +68,6 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 			     struct dentry *unused, struct inode *inode,
 			     const char *name, void *value, size_t size)
 {
-	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
 	struct dentry *dentry, *lower;
 	struct vfs_ns_cap_data caps;
 	bool is_caps = !strcmp(name, XATTR_NAME_CAPS);
@@ -94,7 +94,7 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 
 	if (ret < 0 || !is_caps)
 		return ret;
-	ret = shiftfs_caps_up(fs, &caps, ret, sizeof(caps));
+	ret = shiftfs_caps_up(inode->i_sb, &caps, ret, sizeof(caps));
 	if (ret < 0 || !size)
 		return ret;
 	if (size < ret)
@@ -103,9 +103,11 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 	return ret;
 }
 
-static int shiftfs_caps_down(struct shiftfs_fs *fs, struct vfs_ns_cap_data *caps,
+static int shiftfs_caps_down(struct super_block *sb,
+			     struct vfs_ns_cap_data *caps,
 			     const void *value, size_t size)
 {
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
 	u32 magic, rootid = 0, down;
 
 	if (size != XATTR_CAPS_SZ_2 && size != XATTR_CAPS_SZ_3)
@@ -123,7 +125,7 @@ static int shiftfs_caps_down(struct shiftfs_fs *fs, struct vfs_ns_cap_data *caps
 	default:
 		return -EINVAL;
 	}
-	down = shiftfs_map_down(&fs->uid_map, rootid);
+	down = shiftfs_map_down(&fs->uid_map, shiftfs_rootid_from_sb(sb, rootid));
 	if (down == (u32)-1)
 		return -EOVERFLOW;
 	if (down == 0) {
@@ -153,7 +155,7 @@ static int shiftfs_xattr_set(const struct xattr_handler *handler,
 	if (err)
 		return err;
 	if (value && !strcmp(name, XATTR_NAME_CAPS)) {
-		err = shiftfs_caps_down(fs, &caps, value, size);
+		err = shiftfs_caps_down(inode->i_sb, &caps, value, size);
 		if (err < 0)
 			return err;
 		value = &caps;

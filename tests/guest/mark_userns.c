@@ -10,6 +10,7 @@
 #include "mark_util.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <sys/xattr.h>
 
 #define SETUP(w) ASSERT_EQ(world_setup(w), 0)
@@ -349,6 +350,55 @@ TEST(mark_with_several_extents)
 	a.m.umap = "0 100000 11\n";
 	a.m.want = -EPERM;
 	EXPECT_EQ(in_userns(a.m.umap, a.m.gmap, try_mount, &a), 0);
+}
+
+/* setcap in the container: v2 means its root, which is image root. */
+static int container_setcap(void *arg)
+{
+	const struct ctx *c = arg;
+	struct {
+		uint32_t magic_etc;
+		struct {
+			uint32_t permitted, inheritable;
+		} data[2];
+	} v2 = { 0x02000000 | 1, { { 1u << 13, 0 }, { 0, 0 } } };
+	uint32_t got[6] = { 0 };
+	char log[1024];
+	ssize_t n;
+
+	CHILD_CHECK(userns_mount(c->src, c->dst, log, sizeof(log)) == 0, 1,
+		    "mount: %s", log);
+	CHILD_CHECK(setxattr(P(c->dst, "bin/sh"), "security.capability", &v2,
+			     sizeof(v2), 0) == 0, 2, "setcap v2");
+	n = getxattr(P(c->dst, "bin/sh"), "security.capability", got,
+		     sizeof(got));
+	CHILD_CHECK(n == 20 || (n == 24 && got[5] == 0), 3,
+		    "read back: %zd bytes, magic %#x", n, got[0]);
+	CHILD_CHECK(got[1] == 1u << 13, 4, "permitted %#x", got[1]);
+	return 0;
+}
+
+TEST(container_root_sets_file_capabilities)
+{
+	struct ctx c;
+	struct world w;
+	uint32_t got[6] = { 0 };
+	ssize_t n;
+
+	SETUP(&w);
+	make_image(&w);
+	ASSERT_EQ(mark_tree(w.lower), 0);
+	c.w = &w;
+	c.src = w.lower;
+	c.dst = w.mnt;
+	ASSERT_EQ(in_userns_default(container_setcap, &c), 0);
+	ASSERT_EQ(umount2(w.lower, 0), 0);
+	/* On disk: a plain v2 capability, image root's. */
+	n = getxattr(P(w.lower, "bin/sh"), "security.capability", got,
+		     sizeof(got));
+	EXPECT_EQ(n, 20);
+	EXPECT_EQ(got[0] & 0xff000000u, 0x02000000u);
+	EXPECT_EQ(got[1], 1u << 13);
 }
 
 TEST_HARNESS_MAIN
