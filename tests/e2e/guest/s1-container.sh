@@ -19,21 +19,13 @@ show "ls -l $disk"
 bad=$(awk '$1 != "0:0"' /run/shiftfs-e2e/c1.before | head -n 3)
 expect_eq "the rootfs on disk is owned by 0:0" "$bad" ""
 
-if [ -f /usr/local/share/lxc/config/shiftfs.conf ]; then
-	diag "using the project's LXC hook (lxc.include shiftfs.conf)"
-	rootfs=$disk
-	lxc_config $ct "$rootfs" "lxc.include = /usr/local/share/lxc/config/shiftfs.conf"
-else
-	# INTERIM: until lxc-hook/ has the real lxc.hook.pre-mount hook (it
-	# needs the module's mark scheme), the rootfs is shift-mounted from a
-	# host-side pre-start hook; the real hook replaces this.
-	diag "INTERIM: rootfs shifted by a host-side pre-start hook (tests/e2e/guest/interim-hook);"
-	diag "the project's lxc.hook.pre-mount hook replaces it once lxc-hook/ has it"
-	rootfs=/var/lib/lxc/$ct/rootfs
-	lxc_config $ct "$rootfs" \
-		"lxc.hook.pre-start = $E2E/interim-hook $disk" \
-		"lxc.hook.post-stop = $E2E/interim-hook $disk"
-fi
+# The project's LXC hook (lxc-hook/, installed by install.sh) shifts the
+# rootfs at start: mark in pre-start, mount from the mark in pre-mount,
+# unmark in start-host.
+rootfs=$disk
+conf=/usr/local/share/lxc/config/shiftfs.conf
+[ -f $conf ] || diag "the LXC hook is not installed: no lxc-hook/shiftfs.conf in the payload"
+lxc_config $ct "$rootfs" "lxc.include = $conf"
 show "grep -v '^#' /var/lib/lxc/$ct/config"
 
 if ! have_shiftfs; then
@@ -65,16 +57,11 @@ if [ $up -eq 1 ]; then
 	expect_eq "the file the container made is 0:0 on disk" \
 		"$(stat -c '%u:%g' "$disk/root/made-in-container" 2>&1)" "0:0"
 	say "The host sees the container's rootfs through the shift"
-	if [ "$rootfs" != "$disk" ]; then
-		show "ls -ln $rootfs | head -n 5"
-		expect_eq "through the shifted mount on the host, 100000:100000" \
-			"$(stat -c '%u:%g' "$rootfs/bin" 2>&1)" "100000:100000"
-	else
-		pid=$(lxc-info -n $ct -pH)
-		show "ls -ln /proc/$pid/root/ | head -n 5"
-		expect_eq "through the container's root on the host, 100000:100000" \
-			"$(stat -c '%u:%g' "/proc/$pid/root/bin" 2>&1)" "100000:100000"
-	fi
+	pid=$(lxc-info -n $ct -pH)
+	show "ls -ln /proc/$pid/root/ | head -n 5"
+	expect_eq "through the container's root on the host, 100000:100000" \
+		"$(stat -c '%u:%g' "/proc/$pid/root/bin" 2>&1)" "100000:100000"
+	show "ls -ln $disk | head -n 5"
 	check "lxc-stop -n $ct" stop_container $ct
 else
 	for t in "the container is unprivileged" "inside, its rootfs is owned by its root" \
@@ -87,9 +74,9 @@ fi
 say "After the stop: nothing mounted, ownership on disk unchanged"
 rm -f "$disk/root/made-in-container"
 owners "$disk" > /run/shiftfs-e2e/c1.after
-if grep -q " $rootfs shiftfs " /proc/self/mounts && [ "$rootfs" != "$disk" ]; then
+if grep -q ' shiftfs ' /proc/self/mounts; then
 	not_ok "the rootfs is unmounted and its ownership on disk unchanged"
-	diag "a shiftfs mount is left on $rootfs"
+	diag "a shiftfs mount is left on the host: $(grep ' shiftfs ' /proc/self/mounts)"
 elif ! diff -u /run/shiftfs-e2e/c1.before /run/shiftfs-e2e/c1.after > /run/shiftfs-e2e/c1.diff; then
 	not_ok "the rootfs is unmounted and its ownership on disk unchanged"
 	sed 's/^/#   /' /run/shiftfs-e2e/c1.diff | head -n 20
