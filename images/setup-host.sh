@@ -24,7 +24,7 @@ for kver in "$@"; do
 	pkgs="$pkgs linux-headers-$kver"
 done
 if [ $e2e -eq 1 ]; then
-	pkgs="$pkgs debootstrap qemu-utils cloud-image-utils dosfstools"
+	pkgs="$pkgs debootstrap qemu-utils cloud-image-utils dosfstools eatmydata mtools"
 fi
 
 missing=
