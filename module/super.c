@@ -62,10 +62,16 @@ static void shiftfs_fs_free(struct shiftfs_fs *fs)
 	kfree(fs);
 }
 
-static void shiftfs_put_super(struct super_block *sb)
+/*
+ * Not ->put_super: the VFS only calls that once there is a root, and a
+ * fill_super() that fails halfway must release what it took too.
+ */
+static void shiftfs_kill_sb(struct super_block *sb)
 {
-	shiftfs_fs_free(SHIFTFS_SB(sb));
-	sb->s_fs_info = NULL;
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+
+	kill_anon_super(sb);
+	shiftfs_fs_free(fs);
 }
 
 static int shiftfs_statfs(struct dentry *dentry, struct kstatfs *buf)
@@ -123,7 +129,6 @@ static const struct super_operations shiftfs_super_ops = {
 	.evict_inode	= shiftfs_evict_inode,
 	/* Don't keep unused inodes: they pin lower inodes. */
 	.drop_inode	= generic_delete_inode,
-	.put_super	= shiftfs_put_super,
 	.statfs		= shiftfs_statfs,
 	.sync_fs	= shiftfs_sync_fs,
 	.show_options	= shiftfs_show_options,
@@ -272,7 +277,7 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	return 0;
 
 out_put_path:
-	/* sb->s_fs_info is released by ->put_super via kill_anon_super. */
+	/* sb->s_fs_info is released by shiftfs_kill_sb(). */
 	path_put(&lower);
 	return err;
 }
@@ -284,7 +289,7 @@ struct file_system_type shiftfs_fs_type = {
 	.fs_flags		= FS_USERNS_MOUNT,
 	.init_fs_context	= shiftfs_init_fs_context,
 	.parameters		= shiftfs_fs_parameters,
-	.kill_sb		= kill_anon_super,
+	.kill_sb		= shiftfs_kill_sb,
 };
 MODULE_ALIAS_FS("shiftfs");
 
