@@ -120,7 +120,7 @@ if apt-cache policy linux-image-$kver | grep -q 'Candidate: [0-9]'; then
 else
 	kpkg=linux-image-$kver-unsigned
 fi
-step1=\$(echo "$step1" | sed "s/@KERNEL@/\$kpkg/")
+step1=\$(echo "$step1" | sed -e "s/@KERNEL@/\$kpkg/" -e "s/@HEADERS@/linux-headers-$kver/")
 echo "== apt step 1: \$step1"
 eatmydata apt-get install -y -q --no-install-recommends \$step1
 echo "== apt step 2: $step2"

@@ -19,7 +19,7 @@ cloud-image:
 	@$(TOP)/images/setup-host.sh --e2e $(KVER)
 	@$(TOP)/images/cloud/build-image.sh $(KVER) $(BUILD)
 
-e2e: module shiftctl
+e2e: module shiftctl deb
 	@$(TOP)/tests/e2e/run-e2e.sh $(if $(E2E_TESTS),-t $(E2E_TESTS)) $(KVER) $(BUILD)
 
 e2e-demo: module shiftctl

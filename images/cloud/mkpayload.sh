@@ -28,6 +28,11 @@ for f in "$top"/lxc-hook/*; do
 	[ -f "$f" ] && cp "$f" "$stage/lxc-hook/"
 done
 cp "$top"/tests/e2e/guest/* "$stage/e2e/"
+# The Debian packages (make deb), for the packaging scenario.
+if ls "$build"/deb/*.deb >/dev/null 2>&1; then
+	mkdir -p "$stage/deb"
+	cp "$build"/deb/*.deb "$stage/deb/"
+fi
 for a in "$build"/cloud/foreign/*/; do
 	[ -x "$a/busybox" ] || continue
 	mkdir -p "$stage/foreign/$(basename "$a")"

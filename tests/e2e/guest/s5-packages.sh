@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Scenario 5, installing like real software: starting from a system
+# without the project (the payload's copy is taken away first), install
+# the two .deb files with apt, watch DKMS build the module for the running
+# kernel, modprobe it, "shiftctl check" all green, one shifted mount; then
+# "apt-get remove" leaves no file of ours behind (file lists compared).
+. "$(dirname "$0")/lib.sh"
+
+rel=$(uname -r)
+work=/srv/s5
+plan 8
+
+say "Scenario 5: the .deb packages, DKMS and apt-get remove"
+
+# What the system holds, less what changes by itself while it runs.
+snapshot() {
+	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run \
+		-o -path /tmp -o -path /var/tmp -o -path /var/log \
+		-o -path /var/cache -o -path /var/lib/apt -o -path /var/lib/dpkg \
+		-o -path /var/lib/lxc -o -path /var/lib/cloud \
+		-o -path /var/lib/systemd -o -path /srv -o -path /home \
+		-o -path /root -o -path /var/tmp \) -prune -o -print | sort
+}
+
+debs=$(ls "$PAYLOAD"/deb/shiftfs-dkms_*.deb "$PAYLOAD"/deb/shiftctl_*.deb 2>/dev/null)
+if [ "$(echo "$debs" | grep -c '\.deb$')" -ne 2 ]; then
+	not_ok "the payload carries the two packages (make deb)"
+	diag "found: $debs"
+	done_testing
+fi
+
+say "Take the payload's copy of the project away: a system without shiftfs"
+grep -q ' shiftfs ' /proc/mounts && umount -a -t shiftfs 2>/dev/null
+rmmod shiftfs 2>/dev/null
+rm -f "/lib/modules/$rel/extra/shiftfs.ko" /usr/local/sbin/shiftctl \
+	/usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf
+depmod -a "$rel"
+if ! modinfo shiftfs >/dev/null 2>&1 && ! command -v shiftctl >/dev/null &&
+   ! grep -qw shiftfs /proc/filesystems; then
+	ok "no shiftfs module, shiftctl or loaded filesystem before the install"
+else
+	not_ok "no shiftfs module, shiftctl or loaded filesystem before the install"
+fi
+# DKMS makes the machine's module-signing key on its first build; it is
+# DKMS's (shared by every DKMS module), not ours: make it first, so that
+# the comparison below sees only what our packages add and take away.
+if [ ! -f /var/lib/dkms/mok.key ]; then
+	dkms generate_mok >/dev/null 2>&1 ||
+		diag "dkms generate_mok failed: the key files may show up below"
+fi
+snapshot > /run/s5-before
+
+say "apt-get install the two packages; DKMS builds the module for $rel"
+echo "# \$ apt-get install ./shiftfs-dkms_*.deb ./shiftctl_*.deb"
+t0=$(cut -d' ' -f1 /proc/uptime)
+if out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $debs 2>&1); then
+	ok "apt-get install shiftfs-dkms shiftctl"
+else
+	not_ok "apt-get install shiftfs-dkms shiftctl"
+fi
+echo "$out" | grep -iE 'dkms|shiftfs|Building|Installing|error' | sed 's/^/#   /' | tail -n 25
+diag "install took $(awk -v t="$t0" '{ printf "%.0f", $1 - t }' /proc/uptime)s"
+show "dkms status shiftfs"
+check "DKMS built and installed shiftfs for the running kernel" \
+	sh -c "dkms status shiftfs | grep -F '$rel' | grep -q installed"
+
+say "Load it and ask shiftctl what this kernel supports"
+check "modprobe shiftfs" modprobe shiftfs
+show "shiftctl check"
+check "shiftctl check is all green (exit 0)" shiftctl check
+
+say "One shifted mount, with the packaged shiftctl"
+mkdir -p "$work/lower" "$work/mnt"
+echo hello > "$work/lower/file"
+chown 0:0 "$work/lower/file"
+show "shiftctl mount --uidmap 0:100000:65536 --gidmap 0:100000:65536 $work/lower $work/mnt"
+expect_eq "the packaged tools shift 0:0 to 100000:100000" \
+	"$(stat -c '%u:%g' "$work/mnt/file" 2>&1)" "100000:100000"
+shiftctl umount "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null
+rmmod shiftfs 2>/dev/null
+
+say "apt-get remove: DKMS takes its builds away, nothing of ours is left"
+if out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y -q shiftfs-dkms shiftctl 2>&1); then
+	ok "apt-get remove shiftfs-dkms shiftctl"
+else
+	not_ok "apt-get remove shiftfs-dkms shiftctl"
+	diag "$out"
+fi
+snapshot > /run/s5-after
+left=$(diff /run/s5-before /run/s5-after)
+if [ -z "$left" ]; then
+	ok "the file list after remove equals the one before install"
+else
+	not_ok "the file list after remove equals the one before install"
+	diag "$left"
+fi
+rm -rf "$work"
+done_testing
