@@ -14,9 +14,33 @@
 #include <linux/namei.h>
 #include "shiftfs.h"
 
+/*
+ * The lower dentry of @dentry's name, the lower parent locked.  The one
+ * our lookup pinned is it if it is still hashed, under that name, in that
+ * parent: with the parent's i_rwsem held nothing can rename, unlink or
+ * create it, so lookup_one_len() would return just that dentry.  Reusing
+ * it saves a hash lookup and a lower permission check on every create,
+ * unlink and rename (vfs_create() and the rest check the lower directory
+ * themselves).  Dentries the lower filesystem revalidates (remote ones)
+ * are looked up again.
+ */
 static struct dentry *shiftfs_lookup_lower(struct dentry *dentry,
 					   struct dentry *lower_parent)
 {
+	struct dentry *lower = shiftfs_dentry_lower(dentry);
+	bool pinned;
+
+	if (lower && !(lower->d_flags & DCACHE_OP_REVALIDATE)) {
+		spin_lock(&lower->d_lock);
+		pinned = !d_unhashed(lower) &&
+			 lower->d_parent == lower_parent &&
+			 shiftfs_names_equal(dentry, lower);
+		if (pinned)
+			dget_dlock(lower);
+		spin_unlock(&lower->d_lock);
+		if (pinned)
+			return lower;
+	}
 	return lookup_one_len(dentry->d_name.name, lower_parent,
 			      dentry->d_name.len);
 }
@@ -33,7 +57,9 @@ static struct dentry *shiftfs_created_lower(struct dentry *dentry,
 
 	if (!d_unhashed(lower) && d_really_is_positive(lower))
 		return lower;
-	again = shiftfs_lookup_lower(dentry, lower_parent);
+	/* Not the pinned dentry: that is the one left unhashed or negative. */
+	again = lookup_one_len(dentry->d_name.name, lower_parent,
+			       dentry->d_name.len);
 	dput(lower);
 	if (!IS_ERR(again) && d_really_is_negative(again)) {
 		dput(again);

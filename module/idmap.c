@@ -9,7 +9,6 @@
  */
 #define pr_fmt(fmt) "shiftfs: " fmt
 
-#include <linux/bsearch.h>
 #include <linux/fs_context.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -130,7 +129,30 @@ void shiftfs_map_free(struct shiftfs_idmap_tbl *tbl)
 	tbl->nr = 0;
 }
 
-static int shiftfs_find_lower(const void *key, const void *elt);
+/*
+ * Binary search of @tbl sorted by the lower (@up) or upper id; open-coded
+ * rather than bsearch(), whose comparator is an indirect call.
+ */
+static const struct shiftfs_extent *
+shiftfs_map_search(const struct shiftfs_extent *ext, unsigned int nr, u32 id,
+		   bool up)
+{
+	unsigned int lo = 0, hi = nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		const struct shiftfs_extent *e = &ext[mid];
+		u32 first = up ? e->lower : e->upper;
+
+		if (id < first)
+			hi = mid;
+		else if (id - first >= e->count)
+			lo = mid + 1;
+		else
+			return e;
+	}
+	return NULL;
+}
 
 /* Order does not matter: a remount may list the same extents reordered. */
 bool shiftfs_map_equal(const struct shiftfs_idmap_tbl *tbl,
@@ -144,8 +166,8 @@ bool shiftfs_map_equal(const struct shiftfs_idmap_tbl *tbl,
 	/* Both sides are free of overlaps, so equal counts + inclusion do. */
 	for (i = 0; i < spec->nr; i++) {
 		e = &spec->ext[i];
-		t = bsearch(&e->lower, tbl->by_lower, tbl->nr, sizeof(*t),
-			    shiftfs_find_lower);
+		t = shiftfs_map_search(tbl->by_lower, tbl->nr, e->lower,
+				       true);
 		if (!t || t->lower != e->lower || t->upper != e->upper ||
 		    t->count != e->count)
 			return false;
@@ -153,43 +175,19 @@ bool shiftfs_map_equal(const struct shiftfs_idmap_tbl *tbl,
 	return true;
 }
 
-static int shiftfs_find_lower(const void *key, const void *elt)
-{
-	const struct shiftfs_extent *e = elt;
-	u32 id = *(const u32 *)key;
-
-	if (id < e->lower)
-		return -1;
-	return id - e->lower >= e->count;
-}
-
-static int shiftfs_find_upper(const void *key, const void *elt)
-{
-	const struct shiftfs_extent *e = elt;
-	u32 id = *(const u32 *)key;
-
-	if (id < e->upper)
-		return -1;
-	return id - e->upper >= e->count;
-}
-
-/* Underlying id -> id shown in the mount, or (u32)-1. */
-u32 shiftfs_map_up(const struct shiftfs_idmap_tbl *tbl, u32 id)
+u32 shiftfs_map_up_search(const struct shiftfs_idmap_tbl *tbl, u32 id)
 {
 	const struct shiftfs_extent *e;
 
-	e = bsearch(&id, tbl->by_lower, tbl->nr, sizeof(*e),
-		    shiftfs_find_lower);
+	e = shiftfs_map_search(tbl->by_lower, tbl->nr, id, true);
 	return e ? e->upper + (id - e->lower) : (u32)-1;
 }
 
-/* Id in the mount -> underlying id, or (u32)-1. */
-u32 shiftfs_map_down(const struct shiftfs_idmap_tbl *tbl, u32 id)
+u32 shiftfs_map_down_search(const struct shiftfs_idmap_tbl *tbl, u32 id)
 {
 	const struct shiftfs_extent *e;
 
-	e = bsearch(&id, tbl->by_upper, tbl->nr, sizeof(*e),
-		    shiftfs_find_upper);
+	e = shiftfs_map_search(tbl->by_upper, tbl->nr, id, false);
 	return e ? e->lower + (id - e->upper) : (u32)-1;
 }
 

@@ -42,10 +42,32 @@ static void shiftfs_d_release(struct dentry *dentry)
 	dput(dentry->d_fsdata);
 }
 
+/* Compare two dentry names that may be changing under RCU walk. */
+bool shiftfs_names_equal(const struct dentry *a, const struct dentry *b)
+{
+	const unsigned char *na = READ_ONCE(a->d_name.name);
+	const unsigned char *nb = READ_ONCE(b->d_name.name);
+	unsigned int len = READ_ONCE(a->d_name.len);
+	unsigned int i;
+
+	if (len != READ_ONCE(b->d_name.len))
+		return false;
+	/*
+	 * A rename may leave len and name out of step; names are
+	 * NUL-terminated, so stopping at a NUL never reads past one.  The
+	 * caller's seqcount check throws a torn result away.
+	 */
+	for (i = 0; i < len; i++)
+		if (na[i] != nb[i] || !na[i])
+			return false;
+	return true;
+}
+
 /*
  * Is @lower still what @dentry stands for?  Renames, unlinks and creations
- * made directly on the lower filesystem make them differ.  Called with
- * d_lock of both dentries held, so names are stable.
+ * made directly on the lower filesystem make them differ.  Called either
+ * with d_lock of both dentries held, or in RCU walk inside d_seq read
+ * sections of both, which a rename, d_instantiate() or d_delete() bumps.
  */
 static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
 				  bool weak)
@@ -71,10 +93,37 @@ static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
 	if (READ_ONCE(lower->d_parent) != shiftfs_dentry_lower(parent))
 		return false;
 	/* Not the hashes: they are salted with the parent's address. */
-	if (dentry->d_name.len != lower->d_name.len)
-		return false;
-	return !memcmp(dentry->d_name.name, lower->d_name.name,
-		       dentry->d_name.len);
+	return shiftfs_names_equal(dentry, lower);
+}
+
+/*
+ * RCU walk: no locks, so that walks through a hot directory (the mount
+ * root above all) don't all bounce its d_lock between CPUs.  Any change
+ * to either dentry while we look sends the walk to ref-walk mode.
+ */
+static int shiftfs_revalidate_rcu(struct dentry *dentry, unsigned int flags,
+				  bool weak)
+{
+	struct dentry *lower = shiftfs_dentry_lower(dentry);
+	unsigned int seq, lower_seq;
+	bool match;
+
+	if (!lower)
+		return -ECHILD;
+	seq = raw_seqcount_begin(&dentry->d_seq);
+	lower_seq = raw_seqcount_begin(&lower->d_seq);
+	match = shiftfs_lower_matches(dentry, lower, weak);
+	if (read_seqcount_retry(&lower->d_seq, lower_seq) ||
+	    read_seqcount_retry(&dentry->d_seq, seq) ||
+	    READ_ONCE(dentry->d_fsdata) != lower)
+		return -ECHILD;
+	if (!match)
+		return 0;
+	if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
+		return lower->d_op->d_revalidate(lower, flags);
+	if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
+		return -ECHILD;
+	return 1;
 }
 
 static int shiftfs_revalidate_common(struct dentry *dentry,
@@ -84,23 +133,8 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 	bool match;
 	int ret = 1;
 
-	if (flags & LOOKUP_RCU) {
-		lower = shiftfs_dentry_lower(dentry);
-		if (!lower)
-			return -ECHILD;
-		spin_lock(&dentry->d_lock);
-		spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-		match = shiftfs_lower_matches(dentry, lower, weak);
-		spin_unlock(&lower->d_lock);
-		spin_unlock(&dentry->d_lock);
-		if (!match)
-			return 0;
-		if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
-			return lower->d_op->d_revalidate(lower, flags);
-		if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
-			return -ECHILD;
-		return 1;
-	}
+	if (flags & LOOKUP_RCU)
+		return shiftfs_revalidate_rcu(dentry, flags, weak);
 
 	spin_lock(&dentry->d_lock);
 	lower = dget(dentry->d_fsdata);

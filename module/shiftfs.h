@@ -118,10 +118,37 @@ int shiftfs_map_build(struct shiftfs_idmap_tbl *tbl,
 void shiftfs_map_free(struct shiftfs_idmap_tbl *tbl);
 bool shiftfs_map_equal(const struct shiftfs_idmap_tbl *tbl,
 		       const struct shiftfs_map_spec *spec);
-u32 shiftfs_map_up(const struct shiftfs_idmap_tbl *tbl, u32 id);
-u32 shiftfs_map_down(const struct shiftfs_idmap_tbl *tbl, u32 id);
+u32 shiftfs_map_up_search(const struct shiftfs_idmap_tbl *tbl, u32 id);
+u32 shiftfs_map_down_search(const struct shiftfs_idmap_tbl *tbl, u32 id);
 void shiftfs_map_show(struct seq_file *m, const char *name,
 		      const struct shiftfs_idmap_tbl *tbl);
+
+/*
+ * Underlying id -> id shown in the mount, or (u32)-1.  Every permission
+ * check and stat maps ids, and almost every mount has the one extent a
+ * container's uid_map has: that case is inline, the rest a binary search.
+ */
+static inline u32 shiftfs_map_up(const struct shiftfs_idmap_tbl *tbl, u32 id)
+{
+	const struct shiftfs_extent *e = tbl->by_lower;
+
+	if (likely(tbl->nr == 1))
+		return id - e->lower < e->count ? e->upper + (id - e->lower) :
+						  (u32)-1;
+	return shiftfs_map_up_search(tbl, id);
+}
+
+/* Id in the mount -> underlying id, or (u32)-1. */
+static inline u32 shiftfs_map_down(const struct shiftfs_idmap_tbl *tbl,
+				   u32 id)
+{
+	const struct shiftfs_extent *e = tbl->by_upper;
+
+	if (likely(tbl->nr == 1))
+		return id - e->upper < e->count ? e->lower + (id - e->upper) :
+						  (u32)-1;
+	return shiftfs_map_down_search(tbl, id);
+}
 
 static inline kuid_t shiftfs_uid_up(const struct shiftfs_fs *fs, kuid_t uid)
 {
@@ -182,6 +209,7 @@ void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
 extern const struct dentry_operations shiftfs_dentry_ops;
 struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
 			      unsigned int flags);
+bool shiftfs_names_equal(const struct dentry *a, const struct dentry *b);
 
 /* inode.c */
 struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower);

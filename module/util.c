@@ -129,22 +129,33 @@ const struct cred *shiftfs_override_mounter(struct super_block *sb)
 
 /*
  * Refresh the attributes the VFS reads from our inode (permission checks,
- * setattr_prepare(), write paths) from the lower inode.
+ * setattr_prepare(), write paths) from the lower inode.  Called on every
+ * stat and revalidation: store only what changed, so that an inode read on
+ * many CPUs at once isn't written by all of them, and skip the cmpxchg
+ * loop of inode_set_flags() when the flags already agree.
  */
 void shiftfs_copyattr(struct inode *inode)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
 	struct inode *lower = shiftfs_inode_lower(inode);
 	unsigned int mask = S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE;
+	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
+	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
+	loff_t size = i_size_read(lower);
 
-	inode->i_uid = shiftfs_uid_up(fs, lower->i_uid);
-	inode->i_gid = shiftfs_gid_up(fs, lower->i_gid);
-	inode->i_mode = lower->i_mode;
+	if (!uid_eq(inode->i_uid, uid))
+		inode->i_uid = uid;
+	if (!gid_eq(inode->i_gid, gid))
+		inode->i_gid = gid;
+	if (inode->i_mode != lower->i_mode)
+		inode->i_mode = lower->i_mode;
 	shiftfs_copy_times(inode, lower);
-	i_size_write(inode, i_size_read(lower));
+	if (i_size_read(inode) != size)
+		i_size_write(inode, size);
 	if (inode->i_nlink != lower->i_nlink)
 		set_nlink(inode, lower->i_nlink);
-	inode_set_flags(inode, lower->i_flags & mask, mask);
+	if ((inode->i_flags ^ lower->i_flags) & mask)
+		inode_set_flags(inode, lower->i_flags & mask, mask);
 }
 
 /* Consumes the reference on @lower. */

@@ -85,6 +85,59 @@ TEST(mount_legacy_api)
 			   "uidmap=0:1:1,gidmap=0:1:1,bogus=1"), EINVAL);
 }
 
+/*
+ * Several extents, given out of order: every id at an extent's edges and
+ * in the gaps between them translates as the map says, both ways.
+ */
+TEST(multi_extent_map_both_ways)
+{
+	static const struct { unsigned int lower, upper; } ids[] = {
+		{ 0, 100000 }, { 999, 100999 }, { 1000, 1000 },
+		{ 1001, 65534 }, { 1999, 65534 }, { 2000, 200000 },
+		{ 2009, 200009 }, { 2010, 65534 }, { 65534, 101000 },
+		{ 65535, 65534 }, { 4000000000u, 65534 },
+	};
+	struct world w;
+	struct stat st;
+	char lpath[256], mpath[256];
+	unsigned int i;
+	int fd;
+
+	SETUP(&w);
+	ASSERT_EQ(mount(w.lower, w.mnt, "shiftfs", 0,
+			"uidmap=65534:101000:1,uidmap=2000:200000:10,"
+			"uidmap=0:100000:1000,uidmap=1000:1000:1,"
+			"gidmap=0:100000:65536"), 0);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		snprintf(lpath, sizeof(lpath), "%s/u%u", w.lower, ids[i].lower);
+		snprintf(mpath, sizeof(mpath), "%s/u%u", w.mnt, ids[i].lower);
+		fd = open(lpath, O_CREAT | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		close(fd);
+		ASSERT_EQ(chown(lpath, ids[i].lower, 0), 0);
+		ASSERT_EQ(stat(mpath, &st), 0);
+		EXPECT_EQ(st.st_uid, ids[i].upper);
+		TH_LOG("lower %u shown as %u", ids[i].lower,
+		       (unsigned int)st.st_uid);
+	}
+	/* And back: chown through the mount lands on the mapped lower id. */
+	snprintf(mpath, sizeof(mpath), "%s/u0", w.mnt);
+	snprintf(lpath, sizeof(lpath), "%s/u0", w.lower);
+	ASSERT_EQ(chown(mpath, 200005, -1), 0);
+	ASSERT_EQ(stat(lpath, &st), 0);
+	EXPECT_EQ(st.st_uid, 2005u);
+	ASSERT_EQ(chown(mpath, 1000, -1), 0);
+	ASSERT_EQ(stat(lpath, &st), 0);
+	EXPECT_EQ(st.st_uid, 1000u);
+	ASSERT_EQ(chown(mpath, 101000, -1), 0);
+	ASSERT_EQ(stat(lpath, &st), 0);
+	EXPECT_EQ(st.st_uid, 65534u);
+	/* Ids in the gaps have no lower id. */
+	EXPECT_ERRNO(chown(mpath, 200010, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(mpath, 99999, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(mpath, 1001, -1), EOVERFLOW);
+}
+
 /* One bad value for uidmap (after @before, if any) and what it must say. */
 static void expect_rejected(const struct world *w, const char *before,
 			    const char *bad, const char *why)
