@@ -115,6 +115,27 @@ static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 	return ret;
 }
 
+#if SHIFTFS_SPLICE_READ_LOWER
+static ssize_t shiftfs_splice_read(struct file *in, loff_t *ppos,
+				   struct pipe_inode_info *pipe, size_t len,
+				   unsigned int flags)
+{
+	struct file *real = shiftfs_real_file(in);
+	const struct cred *old;
+	ssize_t ret;
+
+	ret = shiftfs_sync_flags(in, real);
+	if (ret)
+		return ret;
+	old = shiftfs_override_mounter(file_inode(in)->i_sb);
+	ret = vfs_splice_read(real, ppos, pipe, len, flags);
+	revert_creds(old);
+	return ret;
+}
+#else
+#define shiftfs_splice_read generic_file_splice_read
+#endif
+
 static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
@@ -327,7 +348,7 @@ const struct file_operations shiftfs_file_fops = {
 	.fallocate	= shiftfs_fallocate,
 	.fadvise	= shiftfs_fadvise,
 	.flush		= shiftfs_flush,
-	.splice_read	= shiftfs_splice_read_iter,
+	.splice_read	= shiftfs_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.copy_file_range = shiftfs_copy_file_range,
 	.remap_file_range = shiftfs_remap_file_range,
