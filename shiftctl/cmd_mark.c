@@ -72,36 +72,23 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "version",   no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *pid_arg = NULL, *container = NULL;
-	struct idmap uid, gid;
-	struct shift_opts opts = { .uid = &uid, .gid = &gid, .mark = true };
+	struct map_source ms;
+	struct shift_opts opts = { .uid = &ms.uid, .gid = &ms.gid,
+				   .mark = true };
 	struct shift_info info;
 	_cleanup_close_ int mfd = -EBADF;
 	_cleanup_free_ char *abs = NULL, *options = NULL;
-	char err[512];
-	pid_t pid;
-	int c;
+	int c, ret;
 
-	idmap_init(&uid);
-	idmap_init(&gid);
+	map_source_init(&ms);
 	while ((c = getopt_long(argc, argv, "u:g:p:c:hV", longopts, NULL)) != -1) {
+		ret = map_source_option(cmd, &ms, c, optarg);
+		if (ret >= 0) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
-		case 'u':
-		case 'g':
-			if (idmap_add_string(c == 'u' ? &uid : &gid,
-					     c == 'u' ? IDMAP_UID : IDMAP_GID,
-					     optarg, err, sizeof(err)))
-				return cmd_usage_error(cmd, "%s", err);
-			break;
-		case 'p':
-			if (!all_digits(optarg))
-				return cmd_usage_error(cmd, "--pid '%s': not a pid",
-						       optarg);
-			pid_arg = optarg;
-			break;
-		case 'c':
-			container = optarg;
-			break;
 		case 'h':
 			cmd_usage(cmd, stdout);
 			return EXIT_SUCCESS;
@@ -114,20 +101,16 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error(cmd, "mark: expected DIR");
-	if (pid_arg && container)
-		return cmd_usage_error(cmd, "mark: --pid and --container are mutually exclusive");
-	if ((pid_arg || container) && (uid.nr || gid.nr))
-		return cmd_usage_error(cmd, "mark: --uidmap/--gidmap do not combine with --pid/--container");
-	if (!pid_arg && !container && (!uid.nr || !gid.nr))
+	ret = map_source_check(cmd, &ms);
+	if (ret)
+		return ret;
+	if (!map_source_from_process(&ms) && (!ms.uid.nr || !ms.gid.nr))
 		return cmd_usage_error(cmd, "mark: a mark needs the maps it allows: --uidmap and --gidmap, or --pid/--container (without maps it would let any user namespace act as root on DIR)");
 
 	if (need_privileges("mark"))
 		return EXIT_FAILURE;
-	if (pid_arg || container) {
-		if (container_resolve(pid_arg ? pid_arg : container, &pid) ||
-		    pid_maps(pid, false, &uid, &gid))
-			return EXIT_FAILURE;
-	}
+	if (map_source_resolve(&ms, false))
+		return EXIT_FAILURE;
 	if (is_dir(argv[optind]))
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
@@ -142,7 +125,7 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		sc_warnc(errno, "%s: cannot put the mark on it", argv[optind]);
 		return EXIT_FAILURE;
 	}
-	options = idmap_format_options(&uid, &gid);
+	options = idmap_format_options(&ms.uid, &ms.gid);
 	sc_debug("%s marked with %s", abs, options ? options : "?");
 	return EXIT_SUCCESS;
 }

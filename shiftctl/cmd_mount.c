@@ -116,36 +116,23 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "version",        no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *pid_arg = NULL, *container = NULL, *src, *dst;
-	struct idmap uid, gid;
-	struct shift_opts opts = { .uid = &uid, .gid = &gid };
+	const char *src, *dst;
+	struct map_source ms;
+	struct shift_opts opts = { .uid = &ms.uid, .gid = &ms.gid };
 	struct shift_info info;
 	_cleanup_close_ int mfd = -EBADF;
 	bool allow_identity = false;
-	char err[512];
-	pid_t pid;
-	int c;
+	int c, ret;
 
-	idmap_init(&uid);
-	idmap_init(&gid);
+	map_source_init(&ms);
 	while ((c = getopt_long(argc, argv, "u:g:p:c:rhV", longopts, NULL)) != -1) {
+		ret = map_source_option(cmd, &ms, c, optarg);
+		if (ret >= 0) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
-		case 'u':
-		case 'g':
-			if (idmap_add_string(c == 'u' ? &uid : &gid,
-					     c == 'u' ? IDMAP_UID : IDMAP_GID,
-					     optarg, err, sizeof(err)))
-				return cmd_usage_error(cmd, "%s", err);
-			break;
-		case 'p':
-			if (!all_digits(optarg))
-				return cmd_usage_error(cmd, "--pid '%s': not a pid",
-						       optarg);
-			pid_arg = optarg;
-			break;
-		case 'c':
-			container = optarg;
-			break;
 		case 'r':
 			opts.ro = true;
 			break;
@@ -166,27 +153,24 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 		return cmd_usage_error(cmd, "mount: expected SRC and DST");
 	src = argv[optind];
 	dst = argv[optind + 1];
-	if (pid_arg && container)
-		return cmd_usage_error(cmd, "mount: --pid and --container are mutually exclusive");
-	if ((pid_arg || container) && (uid.nr || gid.nr))
-		return cmd_usage_error(cmd, "mount: --uidmap/--gidmap do not combine with --pid/--container");
+	ret = map_source_check(cmd, &ms);
+	if (ret)
+		return ret;
 	/* Root of a user namespace: the kernel takes the maps from it. */
-	if (!pid_arg && !container && !uid.nr && !gid.nr && in_user_namespace()) {
+	if (!map_source_from_process(&ms) && !ms.uid.nr && !ms.gid.nr &&
+	    in_user_namespace()) {
 		if (check_dir(dst))
 			return EXIT_FAILURE;
 		return mount_from_mark(src, dst, opts.ro) ? EXIT_FAILURE
 							  : EXIT_SUCCESS;
 	}
-	if (!pid_arg && !container && !uid.nr && !gid.nr)
+	if (!map_source_from_process(&ms) && !ms.uid.nr && !ms.gid.nr)
 		return cmd_usage_error(cmd, "mount: no maps: give --uidmap/--gidmap, --pid or --container");
 
 	if (need_privileges("mount"))
 		return EXIT_FAILURE;
-	if (pid_arg || container) {
-		if (container_resolve(pid_arg ? pid_arg : container, &pid) ||
-		    pid_maps(pid, allow_identity, &uid, &gid))
-			return EXIT_FAILURE;
-	}
+	if (map_source_resolve(&ms, allow_identity))
+		return EXIT_FAILURE;
 	if (check_dir(dst))
 		return EXIT_FAILURE;
 	mfd = shift_build(src, &opts, &info);

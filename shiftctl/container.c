@@ -161,3 +161,65 @@ int pid_maps(pid_t pid, bool allow_identity, struct idmap *uid,
 		sc_warnx("%s", err);
 	return ret;
 }
+
+void map_source_init(struct map_source *ms)
+{
+	idmap_init(&ms->uid);
+	idmap_init(&ms->gid);
+	ms->pid = NULL;
+	ms->container = NULL;
+}
+
+int map_source_option(const struct sc_cmd *cmd, struct map_source *ms,
+		      int c, const char *arg)
+{
+	char err[512];
+
+	switch (c) {
+	case 'u':
+	case 'g':
+		if (idmap_add_string(c == 'u' ? &ms->uid : &ms->gid,
+				     c == 'u' ? IDMAP_UID : IDMAP_GID,
+				     arg, err, sizeof(err)))
+			return cmd_usage_error(cmd, "%s", err);
+		return 0;
+	case 'p':
+		if (!all_digits(arg))
+			return cmd_usage_error(cmd, "--pid '%s': not a pid", arg);
+		ms->pid = arg;
+		return 0;
+	case 'c':
+		ms->container = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+bool map_source_from_process(const struct map_source *ms)
+{
+	return ms->pid || ms->container;
+}
+
+int map_source_check(const struct sc_cmd *cmd, const struct map_source *ms)
+{
+	if (ms->pid && ms->container)
+		return cmd_usage_error(cmd, "%s: --pid and --container are mutually exclusive",
+				       cmd->name);
+	if (map_source_from_process(ms) && (ms->uid.nr || ms->gid.nr))
+		return cmd_usage_error(cmd, "%s: --uidmap/--gidmap do not combine with --pid/--container",
+				       cmd->name);
+	return 0;
+}
+
+int map_source_resolve(struct map_source *ms, bool allow_identity)
+{
+	pid_t pid;
+
+	if (!map_source_from_process(ms))
+		return 0;
+	if (container_resolve(ms->pid ? ms->pid : ms->container, &pid) ||
+	    pid_maps(pid, allow_identity, &ms->uid, &ms->gid))
+		return -1;
+	return 0;
+}

@@ -67,6 +67,28 @@ int container_resolve(const char *name, pid_t *pid);
 int pid_maps(pid_t pid, bool allow_identity, struct idmap *uid,
 	     struct idmap *gid);
 
+/*
+ * Where mount's and mark's maps come from: -u/--uidmap and -g/--gidmap,
+ * or the user namespace of -p/--pid or -c/--container.
+ */
+struct map_source {
+	struct idmap uid;
+	struct idmap gid;
+	const char *pid;	/* --pid, or NULL */
+	const char *container;	/* --container, or NULL */
+};
+
+void map_source_init(struct map_source *ms);
+/* getopt's @c: -1 if not a map option, 0 if taken, else the exit status */
+int map_source_option(const struct sc_cmd *cmd, struct map_source *ms,
+		      int c, const char *arg);
+/* --pid with --container, or maps with either: the exit status; else 0 */
+int map_source_check(const struct sc_cmd *cmd, const struct map_source *ms);
+/* true if --pid or --container was given */
+bool map_source_from_process(const struct map_source *ms);
+/* For --pid/--container, read the process's maps into ms->uid/gid. */
+int map_source_resolve(struct map_source *ms, bool allow_identity);
+
 /* mnt.c */
 struct shift_opts {
 	const struct idmap *uid;
