@@ -32,21 +32,6 @@ static inline int mark_tree(const char *dir)
 	return mark_tree_maps(dir, MAP_DEFAULT, MAP_DEFAULT, NULL, 0);
 }
 
-static inline int write_map(pid_t pid, const char *which, const char *map)
-{
-	char path[64];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, which);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (write(fd, map, strlen(map)) != (ssize_t)strlen(map))
-		ret = -1;
-	close(fd);
-	return ret;
-}
-
 /*
  * Run @fn as root of a new user namespace with these uid_map/gid_map
  * lines (written by us, host root, as newuidmap would), in a new mount
@@ -55,50 +40,7 @@ static inline int write_map(pid_t pid, const char *which, const char *map)
 static inline int in_userns(const char *umap, const char *gmap,
 			    int (*fn)(void *), void *arg)
 {
-	int to_child[2], to_parent[2], status;
-	char c = 0;
-	pid_t pid;
-
-	if (pipe(to_child) || pipe(to_parent))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(to_child[1]);
-		close(to_parent[0]);
-		if (unshare(CLONE_NEWUSER))
-			_exit(120);
-		if (write(to_parent[1], &c, 1) != 1 ||
-		    read(to_child[0], &c, 1) != 1)
-			_exit(121);
-		/* gid 0 may be left unmapped on purpose. */
-		if (setresgid(0, 0, 0) && gmap)
-			_exit(122);
-		if (setresuid(0, 0, 0))
-			_exit(122);
-		if (unshare(CLONE_NEWNS))
-			_exit(123);
-		_exit(fn(arg));
-	}
-	close(to_child[0]);
-	close(to_parent[1]);
-	if (read(to_parent[0], &c, 1) != 1)
-		goto fail;
-	if ((umap && write_map(pid, "uid_map", umap)) ||
-	    (gmap && write_map(pid, "gid_map", gmap)))
-		goto fail;
-	if (write(to_child[1], &c, 1) != 1)
-		goto fail;
-	close(to_child[1]);
-	close(to_parent[0]);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-fail:
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
+	return run_in_userns(umap, gmap, true, fn, arg);
 }
 
 /* The common container: 0 -> 100000, 65536 ids. */

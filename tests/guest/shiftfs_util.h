@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,17 +201,34 @@ static inline int owner_is(const char *path, uid_t uid, gid_t gid)
 	return 0;
 }
 
+/* Write @map to /proc/@pid/@which ("uid_map" or "gid_map"). */
+static inline int write_map(pid_t pid, const char *which, const char *map)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, which);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
 /*
- * Run @fn in a child that is root in a new user namespace mapped
- * 0 -> ID_SHIFT for ID_RANGE ids (an unprivileged container), sharing our
- * mount namespace.  Returns @fn's exit status, or -1.
+ * Run @fn in a child that is root of a new user namespace with these
+ * uid_map/gid_map lines (NULL leaves one unmapped), written by us, host
+ * root, as newuidmap would; in a new mount namespace too if @new_mntns.
+ * Returns @fn's exit status, or -1.
  */
-static inline int in_container(int (*fn)(void *), void *arg)
+static inline int run_in_userns(const char *umap, const char *gmap,
+				bool new_mntns, int (*fn)(void *), void *arg)
 {
 	int to_child[2], to_parent[2], status;
-	char path[64], c = 0, map[64];
+	char c = 0;
 	pid_t pid;
-	int fd;
 
 	if (pipe(to_child) || pipe(to_parent))
 		return -1;
@@ -224,25 +243,22 @@ static inline int in_container(int (*fn)(void *), void *arg)
 		if (write(to_parent[1], &c, 1) != 1 ||
 		    read(to_child[0], &c, 1) != 1)
 			_exit(121);
-		if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+		/* gid 0 may be left unmapped on purpose. */
+		if (setresgid(0, 0, 0) && gmap)
 			_exit(122);
+		if (setresuid(0, 0, 0))
+			_exit(122);
+		if (new_mntns && unshare(CLONE_NEWNS))
+			_exit(123);
 		_exit(fn(arg));
 	}
 	close(to_child[0]);
 	close(to_parent[1]);
 	if (read(to_parent[0], &c, 1) != 1)
 		goto fail;
-	snprintf(map, sizeof(map), "0 %u %u\n", ID_SHIFT, ID_RANGE);
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0)
+	if ((umap && write_map(pid, "uid_map", umap)) ||
+	    (gmap && write_map(pid, "gid_map", gmap)))
 		goto fail;
-	close(fd);
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0)
-		goto fail;
-	close(fd);
 	if (write(to_child[1], &c, 1) != 1)
 		goto fail;
 	close(to_child[1]);
@@ -254,6 +270,19 @@ fail:
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	return -1;
+}
+
+/*
+ * Run @fn in a child that is root in a new user namespace mapped
+ * 0 -> ID_SHIFT for ID_RANGE ids (an unprivileged container), sharing our
+ * mount namespace.  Returns @fn's exit status, or -1.
+ */
+static inline int in_container(int (*fn)(void *), void *arg)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "0 %u %u\n", ID_SHIFT, ID_RANGE);
+	return run_in_userns(map, map, false, fn, arg);
 }
 
 /*
