@@ -82,26 +82,16 @@ struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
 		       int mask)
 {
-	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
 	struct inode *lower = shiftfs_inode_lower(inode);
-	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
-	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
 	const struct cred *old;
 	int err;
 
 	/*
 	 * Refresh from the lower inode every time: path walk in RCU mode
 	 * never gives d_revalidate() a chance to see a chmod made
-	 * underneath.  Store only on change: hot directories are read on
-	 * every CPU.
+	 * underneath.
 	 */
-	if (unlikely(!uid_eq(inode->i_uid, uid)))
-		inode->i_uid = uid;
-	if (unlikely(!gid_eq(inode->i_gid, gid)))
-		inode->i_gid = gid;
-	if (unlikely(inode->i_mode != lower->i_mode))
-		inode->i_mode = lower->i_mode;
-
+	shiftfs_copy_access(inode);
 	err = generic_permission(idmap, inode, mask);
 	if (err)
 		return err;

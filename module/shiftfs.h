@@ -178,6 +178,26 @@ static inline kgid_t shiftfs_gid_down(const struct shiftfs_fs *fs, kgid_t gid)
 	return KGIDT_INIT(shiftfs_map_down(&fs->gid_map, __kgid_val(gid)));
 }
 
+/*
+ * Refresh what access checks read, owner, group and mode, from the lower
+ * inode.  Store only on change: hot directories are read on every CPU.
+ * Safe in RCU walk.
+ */
+static inline void shiftfs_copy_access(struct inode *inode)
+{
+	const struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
+	const struct inode *lower = SHIFTFS_I(inode)->lower;
+	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
+	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
+
+	if (unlikely(!uid_eq(inode->i_uid, uid)))
+		inode->i_uid = uid;
+	if (unlikely(!gid_eq(inode->i_gid, gid)))
+		inode->i_gid = gid;
+	if (unlikely(inode->i_mode != lower->i_mode))
+		inode->i_mode = lower->i_mode;
+}
+
 /* params.c */
 extern const struct fs_parameter_spec shiftfs_fs_parameters[];
 int shiftfs_init_fs_context(struct fs_context *fc);

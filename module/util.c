@@ -136,19 +136,11 @@ const struct cred *shiftfs_override_mounter(struct super_block *sb)
  */
 void shiftfs_copyattr(struct inode *inode)
 {
-	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
 	struct inode *lower = shiftfs_inode_lower(inode);
 	unsigned int mask = S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE;
-	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
-	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
 	loff_t size = i_size_read(lower);
 
-	if (!uid_eq(inode->i_uid, uid))
-		inode->i_uid = uid;
-	if (!gid_eq(inode->i_gid, gid))
-		inode->i_gid = gid;
-	if (inode->i_mode != lower->i_mode)
-		inode->i_mode = lower->i_mode;
+	shiftfs_copy_access(inode);
 	shiftfs_copy_times(inode, lower);
 	if (i_size_read(inode) != size)
 		i_size_write(inode, size);
