@@ -339,8 +339,13 @@ out_drop_write:
 	return err;
 }
 
-static int shiftfs_dummy_open(struct inode *inode, struct file *file)
+/* do_dentry_open() refuses O_DIRECT unless we can, checked after ->open. */
+static int shiftfs_tmpfile_finish(struct inode *inode, struct file *file)
 {
+	struct file *real = file->private_data;
+
+	if (real->f_mode & FMODE_CAN_ODIRECT)
+		file->f_mode |= FMODE_CAN_ODIRECT;
 	return 0;
 }
 
@@ -386,11 +391,9 @@ static int shiftfs_tmpfile(struct shiftfs_idmap *idmap, struct inode *dir,
 	shiftfs_dentry_set_lower(dentry, dget(real->f_path.dentry));
 	shiftfs_mark_tmpfile(file, inode);
 	file->private_data = real;
-	err = finish_open(file, dentry, shiftfs_dummy_open);
+	err = finish_open(file, dentry, shiftfs_tmpfile_finish);
 	if (err)
 		goto out_fput;
-	if (real->f_mode & FMODE_CAN_ODIRECT)
-		file->f_mode |= FMODE_CAN_ODIRECT;
 	goto out_drop_write;
 
 out_fput:

@@ -136,6 +136,23 @@ static ssize_t shiftfs_splice_read(struct file *in, loff_t *ppos,
 #define shiftfs_splice_read generic_file_splice_read
 #endif
 
+/*
+ * Before data changes, with the inode locked: attributes as they are
+ * underneath, then suid/sgid and security.capability killed here, as the
+ * caller (underneath, the mounter's CAP_FSETID would keep them).  The
+ * write itself then runs with the caller's ids mapped back, not the
+ * mounter's: to the lower filesystem fsuid 0 is who may use the blocks
+ * reserved for root.
+ */
+static int shiftfs_write_prepare(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+
+	shiftfs_copyattr(inode);
+	shiftfs_sync_nosec(inode);
+	return file_remove_privs(file);
+}
+
 static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
@@ -148,19 +165,18 @@ static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 		return 0;
 
 	inode_lock(inode);
-	shiftfs_copyattr(inode);
-	/*
-	 * Kill suid/sgid here, as the caller: underneath, the mounter's
-	 * CAP_FSETID would keep them.
-	 */
-	ret = file_remove_privs(file);
+	ret = shiftfs_write_prepare(file);
 	if (ret)
 		goto out_unlock;
 	ret = shiftfs_sync_flags(file, real);
 	if (ret)
 		goto out_unlock;
 
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_override_creds(inode->i_sb);
+	if (IS_ERR(old)) {
+		ret = PTR_ERR(old);
+		goto out_unlock;
+	}
 	ret = shiftfs_iter_write(real, iter, &iocb->ki_pos,
 				 shiftfs_iocb_to_rwf(iocb->ki_flags));
 	revert_creds(old);
@@ -240,11 +256,14 @@ static long shiftfs_fallocate(struct file *file, int mode, loff_t offset,
 	long ret;
 
 	inode_lock(inode);
-	shiftfs_copyattr(inode);
-	ret = file_remove_privs(file);
+	ret = shiftfs_write_prepare(file);
 	if (ret)
 		goto out_unlock;
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_override_creds(inode->i_sb);
+	if (IS_ERR(old)) {
+		ret = PTR_ERR(old);
+		goto out_unlock;
+	}
 	ret = vfs_fallocate(shiftfs_real_file(file), mode, offset, len);
 	revert_creds(old);
 	shiftfs_copyattr(inode);
@@ -274,11 +293,14 @@ static ssize_t shiftfs_copy_file_range(struct file *file_in, loff_t pos_in,
 	ssize_t ret;
 
 	inode_lock(inode_out);
-	shiftfs_copyattr(inode_out);
-	ret = file_remove_privs(file_out);
+	ret = shiftfs_write_prepare(file_out);
 	if (ret)
 		goto out_unlock;
-	old = shiftfs_override_mounter(inode_out->i_sb);
+	old = shiftfs_override_creds(inode_out->i_sb);
+	if (IS_ERR(old)) {
+		ret = PTR_ERR(old);
+		goto out_unlock;
+	}
 	ret = vfs_copy_file_range(shiftfs_real_file(file_in), pos_in,
 				  shiftfs_real_file(file_out), pos_out, len,
 				  flags);
@@ -302,11 +324,14 @@ static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
 		return -EINVAL;
 
 	inode_lock(inode_out);
-	shiftfs_copyattr(inode_out);
-	ret = file_remove_privs(file_out);
+	ret = shiftfs_write_prepare(file_out);
 	if (ret)
 		goto out_unlock;
-	old = shiftfs_override_mounter(inode_out->i_sb);
+	old = shiftfs_override_creds(inode_out->i_sb);
+	if (IS_ERR(old)) {
+		ret = PTR_ERR(old);
+		goto out_unlock;
+	}
 	if (remap_flags & REMAP_FILE_DEDUP)
 		ret = vfs_dedupe_file_range_one(shiftfs_real_file(file_in),
 						pos_in,

@@ -11,6 +11,7 @@
 #include <linux/fileattr.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/sched.h>
 #include "shiftfs.h"
 
 static int shiftfs_inode_test(struct inode *inode, void *lower)
@@ -95,6 +96,12 @@ int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
 	err = generic_permission(idmap, inode, mask);
 	if (err)
 		return err;
+	/* bprm_fill_uid() asking whether the setuid/setgid bits count. */
+	if (unlikely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC &&
+		     current->in_execve && S_ISREG(inode->i_mode) &&
+		     is_sxid(inode->i_mode)) &&
+	    !shiftfs_exec_may_setid(inode))
+		return -EPERM;
 
 	old = shiftfs_override_mounter(inode->i_sb);
 	err = inode_permission(SHIFTFS_NOP_IDMAP, lower, mask);
@@ -136,19 +143,30 @@ int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 	struct inode *lower_inode = d_inode(lower);
 	struct iattr lattr;
 	const struct cred *old;
+	unsigned int kill_priv;
 	int err;
 
 	/*
-	 * The caller's rights, against our shifted ids; this also strips
-	 * S_ISGID from a chmod by a non-member, as the lower filesystem
-	 * would for the caller but won't for the (privileged) mounter.
+	 * The caller's rights, against our shifted ids as they are now
+	 * underneath; this also strips S_ISGID from a chmod by a
+	 * non-member, as the lower filesystem would for the caller but
+	 * won't for the (privileged) mounter.  Killing security.capability
+	 * is left to the lower setattr_prepare(), once the ids are known
+	 * to map and the lower filesystem agrees to the change: here it
+	 * would happen even if the change then failed.  Without it,
+	 * setattr_prepare() changes nothing.
 	 */
+	shiftfs_copyattr(inode);
+	kill_priv = attr->ia_valid & ATTR_KILL_PRIV;
+	attr->ia_valid &= ~ATTR_KILL_PRIV;
 	err = shiftfs_userns_may_setattr(inode, attr);
 	if (!err)
 		err = setattr_prepare(idmap, dentry, attr);
+	attr->ia_valid |= kill_priv;
 	if (err)
 		return err;
 
+	/* Ids we cannot store are refused before anything changes. */
 	lattr = *attr;
 	if (attr->ia_valid & ATTR_UID) {
 		lattr.ia_uid = shiftfs_uid_down(fs, attr->ia_uid);
@@ -225,14 +243,22 @@ int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa)
 	return err;
 }
 
-/* The VFS checked ownership and CAP_LINUX_IMMUTABLE for the caller. */
+/*
+ * The VFS checked CAP_LINUX_IMMUTABLE against the lower flags, and
+ * ownership for the caller, but against our owner as it was cached: check
+ * that again with the owner as it is now underneath.
+ */
 int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
 			 struct fileattr *fa)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(dentry->d_sb);
+	struct inode *inode = d_inode(dentry);
 	const struct cred *old;
 	int err;
 
+	shiftfs_copyattr(inode);
+	if (!inode_owner_or_capable(idmap, inode))
+		return -EPERM;
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		return err;

@@ -102,21 +102,28 @@ static int shiftfs_map_from_userns(struct fs_context *fc,
 	return 0;
 }
 
-/* Inside one extent of the mark, at the same offset. */
+/*
+ * Inside the mark, at the same offset (OUTSIDE - INSIDE) all along: in one
+ * extent, or across adjacent extents of the mark with that offset, which
+ * a mark given as several options may well have.  by_lower is sorted and
+ * its extents do not overlap, so one pass follows the run.
+ */
 static bool shiftfs_extent_allowed(const struct shiftfs_idmap_tbl *mark,
 				   const struct shiftfs_extent *e)
 {
+	u64 pos = e->lower, end = (u64)e->lower + e->count;
 	const struct shiftfs_extent *m;
 	unsigned int i;
 
-	for (i = 0; i < mark->nr; i++) {
+	for (i = 0; i < mark->nr && pos < end; i++) {
 		m = &mark->by_lower[i];
-		if (e->lower >= m->lower &&
-		    (u64)e->lower + e->count <= (u64)m->lower + m->count &&
-		    (u64)e->upper + m->lower == (u64)m->upper + e->lower)
-			return true;
+		if (pos < m->lower || pos >= (u64)m->lower + m->count)
+			continue;
+		if ((u64)e->upper + m->lower != (u64)m->upper + e->lower)
+			return false;
+		pos = (u64)m->lower + m->count;
 	}
-	return false;
+	return pos >= end;
 }
 
 static int shiftfs_spec_allowed(struct fs_context *fc,
@@ -253,55 +260,4 @@ void shiftfs_mark_opaque(struct super_block *sb, struct inode *root)
 	root->i_opflags &= ~IOP_XATTR;
 	root->i_op = &shiftfs_mark_iops;
 	root->i_fop = &shiftfs_mark_fops;
-}
-
-/*
- * Checks the VFS makes against the superblock's user namespace rather
- * than the caller's.  On a superblock of a user namespace they would let
- * its root do what the lower filesystem, called with the marker's
- * credentials, must then not be asked to do.
- *
- * setattr_prepare() lets s_user_ns root chown an inode whose owner has no
- * mapping: here an underlying id the mark did not delegate.
- */
-int shiftfs_userns_may_setattr(struct inode *inode, const struct iattr *attr)
-{
-	if (inode->i_sb->s_user_ns == &init_user_ns ||
-	    !(attr->ia_valid & (ATTR_UID | ATTR_GID)))
-		return 0;
-	if (!uid_valid(inode->i_uid) || !gid_valid(inode->i_gid))
-		return -EPERM;
-	return 0;
-}
-
-/*
- * The root id in security.capability as the VFS hands it to a
- * superblock's xattr handlers, and expects it back: relative to the
- * superblock's user namespace (v2 meaning its root), not a kernel id.
- * The identity for host root's mounts.
- */
-u32 shiftfs_rootid_from_sb(const struct super_block *sb, u32 rootid)
-{
-	return __kuid_val(make_kuid(sb->s_user_ns, rootid));
-}
-
-u32 shiftfs_rootid_to_sb(const struct super_block *sb, u32 kuid)
-{
-	if (kuid == (u32)-1)
-		return kuid;
-	return from_kuid(sb->s_user_ns, KUIDT_INIT(kuid));
-}
-
-/*
- * cap_inode_setxattr() lets s_user_ns root write security.* (LSM labels,
- * IMA/EVM) that the host reads as its own.  security.capability has its
- * own check and translation.
- */
-int shiftfs_userns_may_setxattr(struct inode *inode, const char *name)
-{
-	if (inode->i_sb->s_user_ns == &init_user_ns ||
-	    strncmp(name, XATTR_SECURITY_PREFIX, XATTR_SECURITY_PREFIX_LEN) ||
-	    !strcmp(name, XATTR_NAME_CAPS))
-		return 0;
-	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
 }

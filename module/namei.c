@@ -64,22 +64,43 @@ bool shiftfs_names_equal(const struct dentry *a, const struct dentry *b)
 }
 
 /*
+ * A lower filesystem that folds case (ext4's +F directories) finds the
+ * lower dentry under any spelling of our name: ask it, as its own lookup
+ * did.  Its d_compare() is safe under d_lock and in RCU walk, but in RCU
+ * walk our name may be changing under us: -ECHILD, retry in ref-walk.
+ */
+static int shiftfs_names_fold_equal(const struct dentry *dentry,
+				    const struct dentry *lower, bool rcu)
+{
+	const struct dentry *lower_parent = READ_ONCE(lower->d_parent);
+
+	if (!(lower_parent->d_flags & DCACHE_OP_COMPARE))
+		return 0;
+	if (rcu)
+		return -ECHILD;
+	return !lower_parent->d_op->d_compare(lower, lower->d_name.len,
+					      lower->d_name.name,
+					      &dentry->d_name);
+}
+
+/*
  * Is @lower still what @dentry stands for?  Renames, unlinks and creations
  * made directly on the lower filesystem make them differ.  Called either
  * with d_lock of both dentries held, or in RCU walk inside d_seq read
  * sections of both, which a rename, d_instantiate() or d_delete() bumps.
+ * 1 if it is, 0 if not, -ECHILD if RCU walk cannot tell.
  */
-static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
-				  bool weak)
+static int shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
+				 bool weak, bool rcu)
 {
 	struct dentry *parent = READ_ONCE(dentry->d_parent);
 	struct inode *inode = d_inode_rcu(dentry);
 	struct inode *lower_inode = d_inode_rcu(lower);
 
 	if (!inode != !lower_inode)
-		return false;
+		return 0;
 	if (inode && shiftfs_inode_lower(inode) != lower_inode)
-		return false;
+		return 0;
 	/*
 	 * Not reached by name (weak: a jump through /proc/<pid>/fd, "." or
 	 * a mount root), or not findable by name at all (the root, which
@@ -87,13 +108,15 @@ static bool shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
 	 * O_TMPFILE and unlinked-but-open files): only the object matters.
 	 */
 	if (weak || IS_ROOT(dentry) || d_unhashed(dentry))
-		return true;
+		return 1;
 	if (d_unhashed(lower))
-		return false;
+		return 0;
 	if (READ_ONCE(lower->d_parent) != shiftfs_dentry_lower(parent))
-		return false;
+		return 0;
 	/* Not the hashes: they are salted with the parent's address. */
-	return shiftfs_names_equal(dentry, lower);
+	if (shiftfs_names_equal(dentry, lower))
+		return 1;
+	return shiftfs_names_fold_equal(dentry, lower, rcu);
 }
 
 /*
@@ -106,19 +129,19 @@ static int shiftfs_revalidate_rcu(struct dentry *dentry, unsigned int flags,
 {
 	struct dentry *lower = shiftfs_dentry_lower(dentry);
 	unsigned int seq, lower_seq;
-	bool match;
+	int match;
 
 	if (!lower)
 		return -ECHILD;
 	seq = raw_seqcount_begin(&dentry->d_seq);
 	lower_seq = raw_seqcount_begin(&lower->d_seq);
-	match = shiftfs_lower_matches(dentry, lower, weak);
+	match = shiftfs_lower_matches(dentry, lower, weak, true);
 	if (read_seqcount_retry(&lower->d_seq, lower_seq) ||
 	    read_seqcount_retry(&dentry->d_seq, seq) ||
 	    READ_ONCE(dentry->d_fsdata) != lower)
 		return -ECHILD;
-	if (!match)
-		return 0;
+	if (match <= 0)
+		return match;
 	if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
 		return lower->d_op->d_revalidate(lower, flags);
 	if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
@@ -130,8 +153,7 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 				     unsigned int flags, bool weak)
 {
 	struct dentry *lower;
-	bool match;
-	int ret = 1;
+	int match, ret = 1;
 
 	if (flags & LOOKUP_RCU)
 		return shiftfs_revalidate_rcu(dentry, flags, weak);
@@ -143,7 +165,7 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 		return 0;
 	}
 	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-	match = shiftfs_lower_matches(dentry, lower, weak);
+	match = shiftfs_lower_matches(dentry, lower, weak, false);
 	spin_unlock(&lower->d_lock);
 	spin_unlock(&dentry->d_lock);
 	if (!match) {

@@ -70,6 +70,8 @@ struct shiftfs_fs {
 	bool mark;
 	/* lower_mnt is a mark's, shared: mntput(), not kern_unmount(). */
 	bool lower_shared;
+	/* The lower mount is nosuid: so is every exec through us. */
+	bool lower_nosuid;
 	/* Protects cred_next and cred_cache. */
 	spinlock_t cred_lock;
 	unsigned int cred_next;
@@ -178,10 +180,15 @@ static inline kgid_t shiftfs_gid_down(const struct shiftfs_fs *fs, kgid_t gid)
 	return KGIDT_INIT(shiftfs_map_down(&fs->gid_map, __kgid_val(gid)));
 }
 
+/* Inode flags the VFS checks at our inode, kept as the lower inode's. */
+#define SHIFTFS_COPY_FLAGS (S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE)
+
 /*
- * Refresh what access checks read, owner, group and mode, from the lower
- * inode.  Store only on change: hot directories are read on every CPU.
- * Safe in RCU walk.
+ * Refresh what access checks read, owner, group, mode and the append-only
+ * and immutable flags, from the lower inode: a chown, chmod or chattr
+ * made underneath must count at the next check, not at the next lookup.
+ * Store only on change: hot directories are read on every CPU.  Safe in
+ * RCU walk.
  */
 static inline void shiftfs_copy_access(struct inode *inode)
 {
@@ -189,6 +196,7 @@ static inline void shiftfs_copy_access(struct inode *inode)
 	const struct inode *lower = SHIFTFS_I(inode)->lower;
 	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
 	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
+	unsigned int flags = READ_ONCE(lower->i_flags);
 
 	if (unlikely(!uid_eq(inode->i_uid, uid)))
 		inode->i_uid = uid;
@@ -196,6 +204,21 @@ static inline void shiftfs_copy_access(struct inode *inode)
 		inode->i_gid = gid;
 	if (unlikely(inode->i_mode != lower->i_mode))
 		inode->i_mode = lower->i_mode;
+	if (unlikely((inode->i_flags ^ flags) & SHIFTFS_COPY_FLAGS))
+		inode_set_flags(inode, flags & SHIFTFS_COPY_FLAGS,
+				SHIFTFS_COPY_FLAGS);
+}
+
+/*
+ * S_NOSEC says "no setuid bit, no capability to kill on write".  Only the
+ * lower inode knows whether one appeared since (a chmod or setcap made
+ * underneath clears its S_NOSEC): ours may not outlive it.  Call with
+ * the inode locked, before file_remove_privs().
+ */
+static inline void shiftfs_sync_nosec(struct inode *inode)
+{
+	if (IS_NOSEC(inode) && !IS_NOSEC(SHIFTFS_I(inode)->lower))
+		inode->i_flags &= ~S_NOSEC;
 }
 
 /* params.c */
@@ -212,10 +235,14 @@ int shiftfs_mark_check_param(struct fs_context *fc, const char *key);
 int shiftfs_mark_lower(struct fs_context *fc, struct path *lower);
 int shiftfs_mark_check_lower(struct fs_context *fc, const struct path *lower);
 void shiftfs_mark_opaque(struct super_block *sb, struct inode *root);
+
+/* policy.c */
 int shiftfs_userns_may_setattr(struct inode *inode, const struct iattr *attr);
 int shiftfs_userns_may_setxattr(struct inode *inode, const char *name);
 u32 shiftfs_rootid_from_sb(const struct super_block *sb, u32 rootid);
 u32 shiftfs_rootid_to_sb(const struct super_block *sb, u32 kuid);
+bool shiftfs_exec_may_setid(struct inode *inode);
+bool shiftfs_exec_may_fcaps(struct super_block *sb);
 
 /* util.c */
 const struct cred *shiftfs_override_creds(struct super_block *sb);

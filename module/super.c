@@ -9,6 +9,8 @@
  */
 #define pr_fmt(fmt) "shiftfs: " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/module.h>
@@ -241,11 +243,23 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto out_put_path;
 	}
 
-	err = -ENOMEM;
-	fs->creator_cred = ctx->mark_cred ? get_cred(ctx->mark_cred) :
-					    prepare_creds();
-	if (!fs->creator_cred)
-		goto out_put_path;
+	if (ctx->mark_cred) {
+		/* Prepared (below) when the mark was made. */
+		fs->creator_cred = get_cred(ctx->mark_cred);
+	} else {
+		struct cred *cred = prepare_creds();
+
+		err = -ENOMEM;
+		if (!cred)
+			goto out_put_path;
+		/*
+		 * As overlayfs: quotas and reserved blocks hold for whoever
+		 * writes through us; the mounter's power to ignore them is
+		 * not the caller's.
+		 */
+		cap_lower(cred->cap_effective, CAP_SYS_RESOURCE);
+		fs->creator_cred = cred;
+	}
 
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
 	sb->s_maxbytes = lower_sb->s_maxbytes;
@@ -258,7 +272,22 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_xattr = shiftfs_xattr_handlers;
 	/* Let the lower filesystem apply umask or default ACLs, once. */
 	sb->s_flags |= lower_sb->s_flags & SB_POSIXACL;
+	/* Never trusted past the lower inode's: shiftfs_sync_nosec(). */
 	sb->s_flags |= SB_NOSEC;
+	/*
+	 * What the lower mount forbids, we forbid: our vfsmount's flags are
+	 * the mounter's choice, so nodev and noexec go on the superblock
+	 * and nosuid is ours to enforce (shiftfs_exec_may_setid()).  Device
+	 * nodes are never opened through a host-root mount: the map makes
+	 * the container's root their owner.  (A user namespace's mounts are
+	 * nodev anyway.)
+	 */
+	if ((lower.mnt->mnt_flags & MNT_NODEV) ||
+	    sb->s_user_ns == &init_user_ns)
+		sb->s_iflags |= SB_I_NODEV;
+	if (lower.mnt->mnt_flags & MNT_NOEXEC)
+		sb->s_iflags |= SB_I_NOEXEC;
+	fs->lower_nosuid = lower.mnt->mnt_flags & MNT_NOSUID;
 
 	root_inode = shiftfs_get_inode(sb, d_inode(lower.dentry));
 	if (IS_ERR(root_inode)) {

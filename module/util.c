@@ -8,6 +8,7 @@
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/highuid.h>
 #include "shiftfs.h"
 
 /*
@@ -79,8 +80,8 @@ void shiftfs_cred_cache_free(struct shiftfs_fs *fs)
  * Switch to the credentials the lower filesystem sees: the mounter's, with
  * the caller's fsuid/fsgid mapped back.  A caller whose ids have no mapping
  * cannot own anything it would create (see the _create variant); for every
- * other operation the mounter's own ids stand in, since the access check
- * was already made against the caller at the shiftfs inode.
+ * other operation the overflow ids stand in, since the access check was
+ * already made against the caller at the shiftfs inode.
  */
 static const struct cred *shiftfs_do_override(struct super_block *sb,
 					      bool create)
@@ -93,8 +94,14 @@ static const struct cred *shiftfs_do_override(struct super_block *sb,
 	if (!uid_valid(fsuid) || !gid_valid(fsgid)) {
 		if (create)
 			return ERR_PTR(-EOVERFLOW);
-		fsuid = fs->creator_cred->fsuid;
-		fsgid = fs->creator_cred->fsgid;
+		/*
+		 * Not the mounter's ids: to the lower filesystem they are
+		 * host root's, which get more than access (ext4 hands its
+		 * reserved blocks to resuid 0).  Access was decided at our
+		 * inode already.
+		 */
+		fsuid = make_kuid(&init_user_ns, overflowuid);
+		fsgid = make_kgid(&init_user_ns, overflowgid);
 	}
 	cred = shiftfs_cred_for(fs, fsuid, fsgid);
 	if (IS_ERR(cred))
@@ -118,8 +125,8 @@ const struct cred *shiftfs_override_creds_create(struct super_block *sb)
 }
 
 /*
- * Data I/O, lookups and permission checks don't depend on fsuid: use the
- * mounter's creds as they are.  Never fails and never allocates, so it is
+ * Reads, lookups and permission checks don't depend on fsuid: use the
+ * mounter's creds as they are (writes do: see shiftfs_override_creds()).  Never fails and never allocates, so it is
  * fine in RCU path walk.
  */
 const struct cred *shiftfs_override_mounter(struct super_block *sb)
@@ -137,7 +144,6 @@ const struct cred *shiftfs_override_mounter(struct super_block *sb)
 void shiftfs_copyattr(struct inode *inode)
 {
 	struct inode *lower = shiftfs_inode_lower(inode);
-	unsigned int mask = S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE;
 	loff_t size = i_size_read(lower);
 
 	shiftfs_copy_access(inode);
@@ -146,8 +152,6 @@ void shiftfs_copyattr(struct inode *inode)
 		i_size_write(inode, size);
 	if (inode->i_nlink != lower->i_nlink)
 		set_nlink(inode, lower->i_nlink);
-	if ((inode->i_flags ^ lower->i_flags) & mask)
-		inode_set_flags(inode, lower->i_flags & mask, mask);
 }
 
 /* Consumes the reference on @lower. */

@@ -14,52 +14,60 @@
 #include <linux/mount.h>
 #include <linux/posix_acl.h>
 #include <linux/posix_acl_xattr.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
 #include "shiftfs.h"
 
 /*
  * security.capability as the lower filesystem shows it to the (init
- * namespace) mounter: v2 means root id 0, v3 carries its root id.  Shown
- * to us with the root id mapped up; written back with it mapped down, as
- * v2 when that is 0, so a root-owned image keeps its native format.
+ * namespace) mounter: v1 and v2 mean root id 0, v3 carries its root id.
+ * Shown to us with the root id mapped up, as v3 (v2 when that is 0);
+ * written back with it mapped down, as v2 when that is 0, so a root-owned
+ * image keeps its native format.  A root id this mount cannot show reads
+ * as no capability at all (-ENODATA), which is what exec makes of an
+ * unmappable root id on any filesystem.  Anything else (no header we
+ * know, a wrong size) is left alone for the kernel's own checks:
+ * returns 0 then.
  */
-static int shiftfs_caps_up(struct super_block *sb, void *value, int size,
-			   size_t bufsize)
+static int shiftfs_caps_up(struct super_block *sb,
+			   struct vfs_ns_cap_data *nscap, int size)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
-	struct vfs_ns_cap_data *nscap = value;
 	u32 magic, rootid = 0, up;
 
-	if (size < XATTR_CAPS_SZ_2)
-		return -EINVAL;
+	if (size < XATTR_CAPS_SZ_1)
+		return 0;
 	magic = le32_to_cpu(nscap->magic_etc);
 	switch (magic & VFS_CAP_REVISION_MASK) {
+	case VFS_CAP_REVISION_1:
+		if (size != XATTR_CAPS_SZ_1)
+			return 0;
+		/* Only 32 capabilities, and no inheritable high word. */
+		nscap->data[1].permitted = 0;
+		nscap->data[1].inheritable = 0;
+		break;
 	case VFS_CAP_REVISION_2:
+		if (size != XATTR_CAPS_SZ_2)
+			return 0;
 		break;
 	case VFS_CAP_REVISION_3:
 		if (size != XATTR_CAPS_SZ_3)
-			return -EINVAL;
+			return 0;
 		rootid = le32_to_cpu(nscap->rootid);
 		break;
 	default:
-		/* v1 has no root id; nothing to translate. */
-		return size;
+		return 0;
 	}
 	up = shiftfs_rootid_to_sb(sb, shiftfs_map_up(&fs->uid_map, rootid));
 	if (up == (u32)-1)
-		return -EOVERFLOW;
+		return -ENODATA;
+	magic &= ~VFS_CAP_REVISION_MASK;
 	if (up == 0) {
-		nscap->magic_etc = cpu_to_le32((magic & ~VFS_CAP_REVISION_MASK) |
-					       VFS_CAP_REVISION_2);
+		nscap->magic_etc = cpu_to_le32(magic | VFS_CAP_REVISION_2);
 		return XATTR_CAPS_SZ_2;
 	}
-	if (!bufsize)
-		return XATTR_CAPS_SZ_3;
-	if (bufsize < XATTR_CAPS_SZ_3)
-		return -ERANGE;
-	nscap->magic_etc = cpu_to_le32((magic & ~VFS_CAP_REVISION_MASK) |
-				       VFS_CAP_REVISION_3);
+	nscap->magic_etc = cpu_to_le32(magic | VFS_CAP_REVISION_3);
 	nscap->rootid = cpu_to_le32(up);
 	return XATTR_CAPS_SZ_3;
 }
@@ -74,6 +82,10 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 	const struct cred *old;
 	int ret;
 
+	/* Exec reading file capabilities: see shiftfs_exec_may_fcaps(). */
+	if (is_caps && current->in_execve &&
+	    !shiftfs_exec_may_fcaps(inode->i_sb))
+		return -ENODATA;
 	/* ->get is called with a NULL dentry from some LSM paths. */
 	dentry = unused ? dget(unused) : d_find_any_alias(inode);
 	if (!dentry)
@@ -82,20 +94,27 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 
 	old = shiftfs_override_mounter(inode->i_sb);
 	if (is_caps) {
-		/* Fetch whole: translation may turn v2 into the larger v3. */
-		ret = vfs_getxattr(SHIFTFS_NOP_IDMAP, lower, name, &caps,
-				   sizeof(caps));
-	} else {
+		/*
+		 * Fetch whole: translation may turn v1/v2 into the larger v3.
+		 * Raw, as exec reads it: vfs_getxattr() would have the
+		 * capability LSM refuse v1 with -EINVAL (the VFS checked the
+		 * caller's right to read it at our inode).
+		 */
+		ret = __vfs_getxattr(lower, d_inode(lower), name, &caps,
+				     sizeof(caps));
+		if (ret >= 0)
+			ret = shiftfs_caps_up(inode->i_sb, &caps, ret) ?: ret;
+		else if (ret == -ERANGE)
+			is_caps = false;
+	}
+	/* Not a capability we translate (larger than any): as it is. */
+	if (!is_caps)
 		ret = vfs_getxattr(SHIFTFS_NOP_IDMAP, lower, name, value,
 				   size);
-	}
 	revert_creds(old);
 	dput(dentry);
 
-	if (ret < 0 || !is_caps)
-		return ret;
-	ret = shiftfs_caps_up(inode->i_sb, &caps, ret, sizeof(caps));
-	if (ret < 0 || !size)
+	if (ret < 0 || !is_caps || !size)
 		return ret;
 	if (size < ret)
 		return -ERANGE;
@@ -311,9 +330,6 @@ static int shiftfs_do_set_acl(struct shiftfs_idmap *idmap,
 		if (IS_ERR(lower_acl))
 			return PTR_ERR(lower_acl);
 	}
-	err = shiftfs_acl_kill_sgid(idmap, dentry, inode, type);
-	if (err)
-		goto out;
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		goto out;
@@ -327,6 +343,9 @@ static int shiftfs_do_set_acl(struct shiftfs_idmap *idmap,
 	}
 	mnt_drop_write(fs->lower_mnt);
 	shiftfs_copyattr(inode);
+	/* Only once the ACL is set: a set that fails changes nothing. */
+	if (!err)
+		err = shiftfs_acl_kill_sgid(idmap, dentry, inode, type);
 out:
 	posix_acl_release(lower_acl);
 	return err;
