@@ -18,18 +18,20 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 
-KVER_6.1 := $(shell $(TOP)/images/kver.sh 6.1)
-KVER_6.12 := $(shell $(TOP)/images/kver.sh 6.12)
+# Kernel releases are asked of apt lazily, the first time a recipe that
+# needs one expands them, and then kept: "VAR = $(eval VAR := ...)$(VAR)"
+# runs kver.sh once.  install, deb, shiftctl and the like never ask apt.
+resolve_kver = $(or $(shell $(TOP)/images/kver.sh $(1)),$(error could not resolve KVER '$(1)' from apt; see images/kver.sh))
+KVER_6.1 = $(eval KVER_6.1 := $$(call resolve_kver,6.1))$(KVER_6.1)
+KVER_6.12 = $(eval KVER_6.12 := $$(call resolve_kver,6.12))$(KVER_6.12)
 
 ifeq ($(origin KVER),command line)
-override KVER := $(shell $(TOP)/images/kver.sh $(KVER))
-KVERS := $(KVER)
+KVER_ASKED := $(KVER)
+override KVER = $(eval override KVER := $$(call resolve_kver,$$(KVER_ASKED)))$(KVER)
+KVERS = $(KVER)
 else
-KVER := $(KVER_6.1)
-KVERS := $(KVER_6.1) $(KVER_6.12)
-endif
-ifeq ($(strip $(KVER)),)
-$(error could not resolve KVER from apt; see images/kver.sh)
+KVER = $(KVER_6.1)
+KVERS = $(KVER_6.1) $(KVER_6.12)
 endif
 
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -45,7 +47,7 @@ GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TES
 		   $(patsubst tests/guest/%.sh,$(BUILD)/tests/guest/%,$(GUEST_TEST_SCRIPTS))
 MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
-.PHONY: all setup module shiftctl guest-tests initramfs check check-unit \
+.PHONY: all setup setup-userspace setup-deb setup-module setup-dkms setup-lint module shiftctl guest-tests initramfs check check-unit \
 	check-guest check-runner test demo demo-fast bench install uninstall clean \
 	lint kvers bench-helpers install-userspace install-dkms-src dkms-install deb
 
@@ -54,16 +56,33 @@ all: module shiftctl
 kvers:
 	@echo "KVER=$(KVER)"; echo "KVERS=$(KVERS)"
 
-# Install what is missing (a no-op when all is there), for every kernel
-# this run uses.
+# Install what is missing (a no-op when all is there).  setup is
+# everything the tests need, for every kernel this run uses; the others
+# are what one target needs, so that installing the tools never pulls in
+# QEMU, stress-ng or kernel headers (images/setup-host.sh).
 setup:
 	@$(TOP)/images/setup-host.sh $(KVERS)
+
+setup-userspace:
+	@$(TOP)/images/setup-host.sh --userspace
+
+setup-deb:
+	@$(TOP)/images/setup-host.sh --deb
+
+setup-module:
+	@$(TOP)/images/setup-host.sh --module $(KVER)
+
+setup-dkms:
+	@$(TOP)/images/setup-host.sh --dkms $(KVER)
+
+setup-lint:
+	@$(TOP)/images/setup-host.sh --lint $(KVERS)
 
 # ---- module ---------------------------------------------------------------
 
 # Built in a copy under build/KVER/module so that the source tree stays
 # clean and each kernel keeps its own objects.
-module: setup
+module: setup-module
 	@$(MAKE) --no-print-directory module-one K=$(KVER)
 
 module-one: $(BUILD)/$(K)/shiftfs.ko
@@ -81,7 +100,7 @@ $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_wa
 
 # W=1 and sparse on both kernels, and checkpatch when a kernel source tree
 # is around (linux-source-*).
-lint: setup
+lint: setup-lint
 	@set -e; for k in $(KVERS); do \
 		rm -rf $(BUILD)/lint/$$k; mkdir -p $(BUILD)/lint/$$k; \
 		cp -p $(MODULE_SRCS) $(BUILD)/lint/$$k/; \
@@ -93,7 +112,7 @@ lint: setup
 
 # ---- userspace ------------------------------------------------------------
 
-shiftctl: setup
+shiftctl: setup-userspace
 	@if [ -f shiftctl/Makefile ]; then \
 		$(MAKE) --no-print-directory -C shiftctl BUILD=$(BUILD)/shiftctl; \
 	fi
@@ -108,12 +127,12 @@ $(BUILD)/tests/guest/%: tests/guest/%.sh
 
 guest-tests: $(GUEST_TEST_BINS)
 
-bench-helpers:
+bench-helpers: setup-userspace
 	@$(MAKE) --no-print-directory -C tests/bench BUILD=$(BUILD)/tests/bench
 
 # ---- guest ----------------------------------------------------------------
 
-initramfs: module shiftctl guest-tests bench-helpers
+initramfs: setup module shiftctl guest-tests bench-helpers
 	@$(MAKE) --no-print-directory initramfs-one K=$(KVER)
 
 initramfs-one:
@@ -217,12 +236,12 @@ uninstall:
 
 # Register, build and install the module with DKMS for KVER (run on the
 # machine that will load it, never needed for the tests).
-dkms-install: install-dkms-src
+dkms-install: setup-dkms install-dkms-src
 	dkms add -m shiftfs -v $(VERSION) || true
 	dkms build -m shiftfs -v $(VERSION) -k $(KVER)
 	dkms install -m shiftfs -v $(VERSION) -k $(KVER)
 
-deb: shiftctl
+deb: setup-deb shiftctl
 	@$(TOP)/images/deb/build-debs.sh $(TOP) $(BUILD)
 
 clean:

@@ -3,27 +3,57 @@
 # Install what building and testing shiftfs needs on a Debian 12 host.
 # A no-op (one dpkg query) when everything is already there.
 #
-#   images/setup-host.sh [--e2e] KVER...
+#   images/setup-host.sh [--userspace|--deb|--module|--dkms|--lint|--e2e] KVER...
+#
+# What each asks for (each includes the ones above it in its line):
+#   --userspace  compiler and the libraries shiftctl links (make install)
+#   --deb        userspace + dpkg-dev (make deb: dpkg-shlibdeps, dpkg-buildflags)
+#   --module     userspace + linux-headers-KVER (make module)
+#   --dkms       module + dkms (make dkms-install)
+#   --lint       module + sparse (make lint)
+#   (none)       module + the guest: QEMU and what the initramfs carries
+#                (make check, make test, make bench, make demo)
+#   --e2e        guest + what the cloud-image guest build needs
 #
 # KVER: kernel releases whose headers are needed (see images/kver.sh).
-# --e2e: also what the cloud-image guest needs (debootstrap, qemu-img, ...).
+# install, deb and shiftctl never pull in QEMU, stress-ng or kernel
+# headers: an admin installing the tools needs none of them.
 set -eu
 
-e2e=0
-if [ "${1:-}" = --e2e ]; then
-	e2e=1
+mode=guest
+case ${1:-} in
+--userspace|--deb|--module|--dkms|--lint|--guest|--e2e)
+	mode=${1#--}
 	shift
-fi
+	;;
+--*)
+	echo "setup-host.sh: unknown option '$1'" >&2
+	exit 2
+	;;
+esac
 
 # Build: compiler, kbuild, userspace libraries shiftctl links.
 pkgs="gcc make libc6-dev pkg-config libmount-dev libcap-dev libblkid-dev"
-# Guest: emulator, initramfs contents (tools the guest tests drive).
-pkgs="$pkgs qemu-system-x86 busybox-static cpio kmod e2fsprogs xfsprogs
-      btrfs-progs acl attr libcap2-bin stress-ng util-linux bindfs"
-for kver in "$@"; do
-	pkgs="$pkgs linux-headers-$kver"
-done
-if [ $e2e -eq 1 ]; then
+headers() {
+	for kver in "$@"; do
+		pkgs="$pkgs linux-headers-$kver"
+	done
+}
+case $mode in
+userspace) ;;
+deb) pkgs="$pkgs dpkg-dev" ;;
+module) headers "$@" ;;
+dkms) headers "$@"; pkgs="$pkgs dkms" ;;
+lint) headers "$@"; pkgs="$pkgs sparse xz-utils perl" ;;
+guest|e2e)
+	headers "$@"
+	# Guest: emulator, initramfs contents (tools the guest tests drive);
+	# make test's e2e tier packs the .debs (dpkg-dev).
+	pkgs="$pkgs qemu-system-x86 busybox-static cpio kmod e2fsprogs xfsprogs
+	      btrfs-progs acl attr libcap2-bin stress-ng util-linux bindfs dpkg-dev"
+	;;
+esac
+if [ "$mode" = e2e ]; then
 	pkgs="$pkgs debootstrap qemu-utils cloud-image-utils dosfstools eatmydata mtools"
 fi
 
