@@ -93,7 +93,10 @@ msrc=$kernel/lib/modules/$kver
 mdst=lib/modules/$kver
 mkdir -p "$mdst/kernel/drivers/block" "$mdst/extra"
 cp -a "$msrc/kernel/fs" "$msrc/kernel/lib" "$msrc/kernel/crypto" "$mdst/kernel/"
-cp -a "$msrc/kernel/drivers/block/"loop.ko* "$mdst/kernel/drivers/block/"
+# loop may be built in on some flavour: the check below decides.
+for f in "$msrc/kernel/drivers/block/"loop.ko*; do
+	[ -e "$f" ] && cp -a "$f" "$mdst/kernel/drivers/block/"
+done
 cp -a "$msrc"/modules.builtin* "$msrc"/modules.order "$mdst/" 2>/dev/null || true
 cp "$build/$kver/shiftfs.ko" "$mdst/extra/"
 if [ -f "$build/$kver/selftest/shiftfs_selftest_warn.ko" ]; then
@@ -101,6 +104,17 @@ if [ -f "$build/$kver/selftest/shiftfs_selftest_warn.ko" ]; then
 	cp "$build/$kver/selftest/shiftfs_selftest_warn.ko" lib/modules/selftest/
 fi
 depmod -b "$root" "$kver"
+# The modules images/init loads (load_modules) must each resolve, with
+# their dependencies, as a module in this initramfs or built into this
+# kernel, whatever the flavour (cloud, standard, rt): the guest only logs
+# a failed modprobe, and the tests that need it would fail far from here.
+for m in loop overlay xfs btrfs fuse shiftfs; do
+	if ! deps=$(modprobe -d "$root" -S "$kver" --show-depends "$m" 2>&1); then
+		echo "mkinitramfs.sh: module $m not found for $kver (neither in the initramfs nor built in):" >&2
+		echo "$deps" | sed 's/^/  /' >&2
+		exit 1
+	fi
+done
 
 # Test programs and shiftctl.
 if [ -d "$build/tests/guest" ]; then
