@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Prove that the guest runner fails a run whose kernel log is not clean:
-# first on canned logs (no guest), then with a real guest that loads a
+# Prove that the guest runner fails a run whose kernel log is not clean
+# or whose TAP does not add up: first on canned kernel logs and TAP
+# streams (no guest; every report class of scan-kernel-log.sh and every
+# failure rule of tap-summary.awk), then with a real guest that loads a
 # module which WARNs.  Prints TAP and "N passed, N failed".
 #
 #   tests/runner-selftest.sh KVER BUILD_DIR
@@ -25,7 +27,6 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..6"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -33,16 +34,108 @@ printf '[    1.0] Linux version 6.1\n[    2.0] shiftfs-init: running x\n' > "$tm
 "$here/scan-kernel-log.sh" "$tmp/clean" >/dev/null
 check $? "scan accepts a clean log"
 
+# One report of each class the scan looks for.
 for report in \
 	'WARNING: CPU: 1 PID: 77 at fs/shiftfs/inode.c:12 shiftfs_x+0x1/0x2' \
 	'BUG: kernel NULL pointer dereference, address: 0000000000000008' \
 	'refcount_t: underflow; use-after-free.' \
-	'WARNING: possible circular locking dependency detected'; do
+	'WARNING: possible circular locking dependency detected' \
+	'------------[ cut here ]------------' \
+	'kernel BUG at fs/shiftfs/super.c:120!' \
+	'Oops: 0000 [#1] PREEMPT SMP NOPTI' \
+	'general protection fault, probably for non-canonical address 0xdead: 0000 [#1]' \
+	'Kernel panic - not syncing: Fatal exception' \
+	'WARNING: possible recursive locking detected' \
+	'INFO: lockdep is turned off.' \
+	'WARNING: inconsistent lock state' \
+	'list_add corruption. prev->next should be next (ffff8880), but was 0.' \
+	'list_del corruption, ffff888003e0 ->next is LIST_POISON1 (dead000000000100)' \
+	'UBSAN: shift-out-of-bounds in fs/shiftfs/idmap.c:40:12' \
+	'INFO: task shiftfs_stress:123 blocked for more than 120 seconds.' \
+	'BUG: unable to handle page fault for address: ffffc90000000000' \
+	'Unable to handle kernel paging request at virtual address 0000000000000008' \
+	'Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: shiftfs_x' \
+	'VFS: Busy inodes after unmount of shiftfs (shiftfs)' \
+	'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'; do
 	printf '[    1.0] boot\n[    3.0] %s\n' "$report" > "$tmp/bad"
 	"$here/scan-kernel-log.sh" "$tmp/bad" >/dev/null
 	[ $? -eq 1 ]
-	check $? "scan rejects: ${report%%:*}"
+	check $? "scan rejects: $(echo "$report" | cut -c1-40)"
 done 2>/dev/null
+
+# A test program's own TAP line that quotes a report is not the kernel's.
+printf '[    1.0] boot\nok 3 - no WARNING: CPU: in dmesg\n# BUG: expected text\n' > "$tmp/tapish"
+"$here/scan-kernel-log.sh" "$tmp/tapish" >/dev/null
+check $? "scan ignores TAP lines quoting a report"
+
+# A log that cannot be read is an error, not a clean log.
+"$here/scan-kernel-log.sh" "$tmp/no-such-log" >/dev/null 2>&1
+[ $? -eq 2 ]
+check $? "scan fails on a missing log (exit 2)"
+
+# tap-summary.awk on canned TAP streams: summary TAP [-v var=value]...
+# runs it; $sum_rc is its exit status, $sum_out its output.
+summary() {
+	local tapfile=$1
+	shift
+	sum_out=$(awk "$@" -f "$here/tap-summary.awk" "$tapfile")
+	sum_rc=$?
+}
+# expect NAME RC LAST-LINE [PATTERN]: the last run exited RC, ended with
+# LAST-LINE and (if given) printed PATTERN.
+expect() {
+	if [ "$sum_rc" -eq "$2" ] && [ "$(echo "$sum_out" | tail -n 1)" = "$3" ] &&
+	   { [ -z "${4:-}" ] || echo "$sum_out" | grep -q -- "$4"; }; then
+		check 0 "summary: $1"
+	else
+		echo "$sum_out" | sed 's/^/# /'
+		echo "# exit $sum_rc"
+		check 1 "summary: $1"
+	fi
+}
+prog() { # prog NAME RC LINES...: one program's TAP block
+	local name=$1 rc=$2
+	shift 2
+	echo "# program: $name"
+	printf '%s\n' "$@"
+	echo "# exit: $name $rc"
+}
+
+{ prog a 0 1..2 'ok 1 x' 'ok 2 y'; prog b 0 1..1 'ok 1 - z # SKIP no xattrs'; } > "$tmp/t"
+summary "$tmp/t"
+expect "a clean stream passes, skips counted apart" 0 "2 passed, 0 failed, 1 skipped" "b: z # SKIP no xattrs"
+
+prog a 1 1..2 'ok 1 x' 'not ok 2 y' > "$tmp/t"
+summary "$tmp/t"
+expect "a not ok fails, once" 1 "1 passed, 1 failed" "a: y"
+
+prog a 139 1..3 'ok 1 x' > "$tmp/t"
+summary "$tmp/t"
+expect "a program that stops short of its plan fails" 1 "1 passed, 2 failed" "2 planned tests never reported"
+
+prog a 0 'ok 1 x' > "$tmp/t"
+summary "$tmp/t"
+expect "a program with no plan fails" 1 "1 passed, 1 failed" "a: printed no TAP plan"
+
+prog a 3 1..1 'ok 1 x' > "$tmp/t"
+summary "$tmp/t"
+expect "a program exiting non-zero with all ok fails" 1 "1 passed, 1 failed" "a: exited 3"
+
+: > "$tmp/t"
+summary "$tmp/t"
+expect "an empty stream (no test ran) fails" 1 "0 passed, 1 failed" "no test ran"
+
+prog a 0 1..1 'ok 1 x' > "$tmp/t"
+summary "$tmp/t" -v reasons="guest TIMEOUT after 5s"
+expect "the runner's own reason fails an all-ok stream" 1 "1 passed, 1 failed" "guest: guest TIMEOUT"
+
+prog bench 0 'ok 1 - bench ran' > "$tmp/t"
+summary "$tmp/t" -v cmdmode=bench
+expect "a command run needs no plan" 0 "1 passed, 0 failed"
+
+printf '# program: a\r\n1..1\r\nok 1 x\r\n# exit: a 0\r\n' > "$tmp/t"
+summary "$tmp/t"
+expect "CRLF from the serial port is read as LF" 0 "1 passed, 0 failed"
 
 # A real guest whose kernel WARNs while every test program passes must be
 # reported as failed, and say why.
@@ -55,5 +148,6 @@ else
 	sed 's/^/# /' "$tmp/run"
 	check 1 "runner fails a guest run whose kernel WARNs"
 fi
+echo "1..$n"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
