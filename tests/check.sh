@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The fast tier ("make check"): host unit tests, the guest runner's own
-# test, then the guest suite on each kernel.  Each part ends with an
-# "N passed, N failed" line; this adds them up and ends with its own.
+# The fast tier ("make check"): host unit tests, the install and lint
+# tests, the guest runner's own test, then the guest suite on each
+# kernel.  Each part ends with an "N passed, N failed" line; this adds
+# them up and ends with its own.
 #
 #   tests/check.sh "KVER..." BUILD_DIR [PATTERN]
 set -u
@@ -53,6 +54,9 @@ start=$(date +%s)
 if [ -z "$pattern" ]; then
 	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
 	run_part "install (host)" "$top/tests/install-test.sh" "$top" "$build"
+	# make lint's own test, on the first kernel only (one file built).
+	lint_kver=$(echo "$kvers" | awk '{ print $1 }')
+	run_part "lint (host, $lint_kver)" "$top/tests/lint-test.sh" "$top" "$build" "$lint_kver"
 fi
 first=1
 for k in $kvers; do

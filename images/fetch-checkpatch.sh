@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fetch the kernel's checkpatch.pl and the data files it reads
+# (spelling.txt, const_structs.checkpatch) into BUILD_DIR/checkpatch/,
+# and print the path of checkpatch.pl.
+#
+#   images/fetch-checkpatch.sh BUILD_DIR
+#
+# Debian ships checkpatch.pl only inside the linux-source-X tarball (not
+# in linux-headers-* nor linux-kbuild-*): the newest linux-source-6.*
+# package apt offers is downloaded (apt-get download, nothing installed),
+# only those three files are unpacked from its tarball, and the .deb is
+# thrown away.  Cached per source version: a no-op once it is there.
+set -euo pipefail
+build=$1
+
+# The newest linux-source-6.N apt has, by name (6.12 on Debian 12).
+pkg=$(apt-cache search --names-only '^linux-source-6\.[0-9]+$' 2>/dev/null |
+	sed -n 's/^\(linux-source-6\.[0-9]*\) .*/\1/p' | sort -t. -k2,2n | tail -n 1)
+if [ -z "$pkg" ]; then
+	echo "fetch-checkpatch.sh: apt offers no linux-source-6.* package (run 'apt-get update'?)" >&2
+	exit 1
+fi
+ver=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
+out=$build/checkpatch/$pkg-$ver
+if [ -f "$out/.unpacked" ]; then
+	echo "$out/checkpatch.pl"
+	exit 0
+fi
+
+files="scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch"
+dl=$build/checkpatch/dl
+rm -rf "$dl" "$out"
+mkdir -p "$dl" "$out"
+echo "fetch-checkpatch.sh: downloading $pkg $ver for checkpatch.pl" >&2
+if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
+	echo "fetch-checkpatch.sh: apt-get download $pkg failed" >&2
+	rm -rf "$dl" "$out"
+	exit 1
+fi
+# tar stops reading once it has the three files (--occurrence), so the
+# writers upstream of it may die of SIGPIPE: judge by the files unpacked.
+members=
+for f in $files; do
+	members="$members $pkg/$f"
+done
+set +o pipefail
+dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb 2>/dev/null |
+	tar -xO "./usr/src/$pkg.tar.xz" 2>/dev/null | xz -dc 2>/dev/null |
+	tar -x -C "$dl" --occurrence=1 $members || true
+set -o pipefail
+for f in $files; do
+	if [ ! -s "$dl/$pkg/$f" ]; then
+		echo "fetch-checkpatch.sh: $pkg has no $f" >&2
+		rm -rf "$dl" "$out"
+		exit 1
+	fi
+	install -m 644 "$dl/$pkg/$f" "$out/"
+done
+chmod 755 "$out/checkpatch.pl"
+rm -rf "$dl"
+touch "$out/.unpacked"
+echo "$out/checkpatch.pl"
