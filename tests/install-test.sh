@@ -13,7 +13,8 @@ build=$2
 n=0 pass=0 fail=0
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"; }
 not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# check NAME TEST: returns 1 on failure, so that "check ... || diagnose" runs.
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; return 1; fi; }
 
 echo "TAP version 13"
 dest=$(mktemp -d)
