@@ -3,8 +3,9 @@
 # Prove that the guest runner fails a run whose kernel log is not clean
 # or whose TAP does not add up: first on canned kernel logs and TAP
 # streams (no guest; every report class of scan-kernel-log.sh and every
-# failure rule of tap-summary.awk), then with a real guest that loads a
-# module which WARNs.  Prints TAP and "N passed, N failed".
+# failure rule of tap-summary.awk), and the benchmark's MET/MISSED
+# verdicts on canned results, then with a real guest that loads a module
+# which WARNs.  Prints TAP and "N passed, N failed".
 #
 #   tests/runner-selftest.sh KVER BUILD_DIR
 set -u
@@ -136,6 +137,78 @@ expect "a command run needs no plan" 0 "1 passed, 0 failed"
 printf '# program: a\r\n1..1\r\nok 1 x\r\n# exit: a 0\r\n' > "$tmp/t"
 summary "$tmp/t"
 expect "CRLF from the serial port is read as LF" 0 "1 passed, 0 failed"
+
+# The benchmark's targets (report() of images/guest-bin/bench, taken
+# from the guest script and run here on canned raw results): MET, MISSED
+# and NOT MEASURED must follow the figures.  bench_targets LINES...
+# prints NAME<tab>STATE per target.
+# (The awk program's own functions end in "}" at column 0 too: the
+# function ends after the line that closes the awk program.)
+bench_report=$(sed -n '/^report() {$/,/^}'"'"' "\$RAW"$/p' "$here/../images/guest-bin/bench")
+[ -n "$bench_report" ] && bench_report="$bench_report
+}"
+
+bench_targets() (
+	W=$tmp/bench RAW=$tmp/bench/raw.txt NA=$tmp/bench/na.txt
+	COLS="plain shiftfs idmapped bindfs chown" REPS=1 BUDGET=900 CLOCK=wall
+	META_FILES=10 META_DIRS=1 DATA_MIB=1 RAND_COUNT=1 TREE_MIB=1 MEM_FILES=10
+	rm -rf "$W"
+	mkdir -p "$W"
+	: > "$NA"
+	for l in "$@"; do
+		case $l in
+		na\ *) echo "${l#na }" >> "$NA" ;;
+		*) echo "$l" >> "$RAW" ;;
+		esac
+	done
+	elapsed() { echo 1; }
+	eval "$bench_report"
+	report > /dev/null 2>&1
+	sed 1d "$W/results.csv.targets" | awk -F'"' '{ split($3, f, ","); print $2 "\t" f[2] }'
+)
+# expect_target NAME-PREFIX STATE OUTPUT WHAT
+expect_target() {
+	if echo "$3" | awk -F'\t' -v n="$1" -v s="$2" \
+		'index($1, n) == 1 && $2 == s { found = 1 } END { exit !found }'; then
+		check 0 "bench: $4"
+	else
+		echo "$3" | sed 's/^/# /'
+		check 1 "bench: $4"
+	fi
+}
+if [ -z "$bench_report" ]; then
+	check 1 "bench: report() found in images/guest-bin/bench"
+else
+	good="meta ext4 create plain 1.00|meta ext4 create shiftfs 1.05|meta ext4 create bindfs 10|data ext4 write plain 1.00|data ext4 write shiftfs 1.02|shift ext4 10k shiftfs 0.10|shift ext4 100k shiftfs 0.12"
+	IFS='|'
+	# shellcheck disable=SC2086
+	out=$(bench_targets $good)
+	unset IFS
+	expect_target "shiftfs <= 1.10x plain, every metadata" MET "$out" "metadata 1.05x is MET"
+	expect_target "shiftfs <= 1.03x plain, every data" MET "$out" "data 1.02x is MET"
+	expect_target "shiftfs >= 5x faster than bindfs" MET "$out" "bindfs 9.5x slower is MET"
+	expect_target "shiftfs mount time flat" MET "$out" "mount time 1.2x is MET"
+	IFS='|'
+	# shellcheck disable=SC2086
+	out=$(bench_targets $(echo "$good" | sed -e 's/create shiftfs 1.05/create shiftfs 1.20/' \
+		-e 's/write shiftfs 1.02/write shiftfs 1.05/' -e 's/bindfs 10/bindfs 2/' \
+		-e 's/100k shiftfs 0.12/100k shiftfs 0.20/'))
+	unset IFS
+	expect_target "shiftfs <= 1.10x plain, every metadata" MISSED "$out" "metadata 1.20x is MISSED"
+	expect_target "shiftfs <= 1.03x plain, every data" MISSED "$out" "data 1.05x is MISSED"
+	expect_target "shiftfs >= 5x faster than bindfs" MISSED "$out" "bindfs 1.9x slower is MISSED"
+	expect_target "shiftfs mount time flat" MISSED "$out" "mount time 2x is MISSED"
+	IFS='|'
+	# shellcheck disable=SC2086
+	out=$(bench_targets $good "meta ext4 stat plain 1.00")
+	unset IFS
+	expect_target "shiftfs <= 1.10x plain, every metadata" MISSED "$out" "a missing shiftfs cell is MISSED, not MET"
+	IFS='|'
+	# shellcheck disable=SC2086
+	out=$(bench_targets $good "na ext4 shiftfs module did not load")
+	unset IFS
+	expect_target "shiftfs <= 1.10x plain, every metadata" "NOT MEASURED" "$out" "shiftfs n/a is NOT MEASURED"
+fi
 
 # A real guest whose kernel WARNs while every test program passes must be
 # reported as failed, and say why.
