@@ -74,7 +74,7 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 	};
 	struct map_source ms;
 	struct shift_opts opts = { .uid = &ms.uid, .gid = &ms.gid,
-				   .mark = true };
+				   .kind = SHIFT_MARK };
 	struct shift_info info;
 	_cleanup_close_ int mfd = -EBADF;
 	_cleanup_free_ char *abs = NULL, *options = NULL;
@@ -186,7 +186,8 @@ int mount_from_mark(const char *src, const char *dst, bool ro)
 {
 	_cleanup_free_ char *utext = NULL, *gtext = NULL, *options = NULL;
 	struct idmap uid, gid, none;
-	struct shift_opts opts = { .uid = &none, .gid = &none, .ro = ro };
+	struct shift_opts opts = { .uid = &none, .gid = &none,
+				   .kind = SHIFT_FROM_MARK, .ro = ro };
 	struct shift_info info;
 	_cleanup_close_ int mfd = -EBADF;
 	char err[512];

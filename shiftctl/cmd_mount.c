@@ -14,6 +14,7 @@
 
 enum {
 	OPT_ALLOW_IDENTITY = CHAR_MAX + 1,
+	OPT_SUID,
 };
 
 /* Directories attach created, to remove again if it fails. */
@@ -112,6 +113,7 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "container",      required_argument, NULL, 'c' },
 		{ "ro",             no_argument,       NULL, 'r' },
 		{ "allow-identity", no_argument,       NULL, OPT_ALLOW_IDENTITY },
+		{ "suid",           no_argument,       NULL, OPT_SUID },
 		{ "help",           no_argument,       NULL, 'h' },
 		{ "version",        no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -138,6 +140,9 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_ALLOW_IDENTITY:
 			allow_identity = true;
+			break;
+		case OPT_SUID:
+			opts.suid = true;
 			break;
 		case 'h':
 			cmd_usage(cmd, stdout);
@@ -297,6 +302,7 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "path",           required_argument, NULL, 'P' },
 		{ "ro",             no_argument,       NULL, 'r' },
 		{ "allow-identity", no_argument,       NULL, OPT_ALLOW_IDENTITY },
+		{ "suid",           no_argument,       NULL, OPT_SUID },
 		{ "help",           no_argument,       NULL, 'h' },
 		{ "version",        no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -326,6 +332,9 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_ALLOW_IDENTITY:
 			allow_identity = true;
+			break;
+		case OPT_SUID:
+			opts.suid = true;
 			break;
 		case 'h':
 			cmd_usage(cmd, stdout);

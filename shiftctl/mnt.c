@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "shiftctl.h"
 #include "source.h"
@@ -91,7 +92,8 @@ static int open_fs(const char *type, const char *display)
  * has been printed and no retry can help).
  */
 static int shiftfs_create(const char *source, const char *display,
-			  const struct shift_opts *o, bool quiet, bool *opened)
+			  const struct shift_opts *o, uint64_t attr, bool quiet,
+			  bool *opened)
 {
 	const struct idmap *maps[2] = { o->uid, o->gid };
 	_cleanup_close_ int fsfd = -EBADF;
@@ -122,15 +124,20 @@ static int shiftfs_create(const char *source, const char *display,
 	}
 	if (o->ro && fsconfig(fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
 		return fs_fail(fsfd, quiet, "%s: shiftfs rejects ro", display);
-	if (o->mark && fsconfig(fsfd, FSCONFIG_SET_FLAG, "mark", NULL, 0))
+	if (o->kind == SHIFT_MARK &&
+	    fsconfig(fsfd, FSCONFIG_SET_FLAG, "mark", NULL, 0))
 		return fs_fail(fsfd, quiet, "%s: shiftfs rejects mark", display);
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		return fs_fail(fsfd, quiet, "%s: cannot create shiftfs mount",
 			       display);
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, o->ro ? MOUNT_ATTR_RDONLY : 0);
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, (unsigned int)attr);
 	if (mfd < 0)
 		return fs_fail(fsfd, quiet, "%s: fsmount shiftfs", display);
-	sc_debug("shiftfs mount of %s made from source %s", display, source);
+	sc_debug("shiftfs mount of %s made from source %s%s%s%s%s", display,
+		 source, attr & MOUNT_ATTR_RDONLY ? ", ro" : "",
+		 attr & MOUNT_ATTR_NOSUID ? ", nosuid" : "",
+		 attr & MOUNT_ATTR_NODEV ? ", nodev" : "",
+		 attr & MOUNT_ATTR_NOEXEC ? ", noexec" : "");
 	drain_log(fsfd, !quiet);	/* warnings of a successful mount */
 	return mfd;
 }
@@ -279,7 +286,8 @@ static int lower_mount(const char *dev, const char *type, bool ro,
  * never outlive us.
  */
 static int shift_over_detached(int lowerfd, const char *dev,
-			       const char *display, const struct shift_opts *o)
+			       const char *display, const struct shift_opts *o,
+			       uint64_t attr)
 {
 	char source[64], tmp[PATH_MAX];
 	sigset_t block, old;
@@ -287,7 +295,7 @@ static int shift_over_detached(int lowerfd, const char *dev,
 	int mfd;
 
 	snprintf(source, sizeof(source), "/proc/self/fd/%d", lowerfd);
-	mfd = shiftfs_create(source, display, o, true, &opened);
+	mfd = shiftfs_create(source, display, o, attr, true, &opened);
 	if (mfd >= 0 || !opened)
 		return mfd;
 	sc_debug("shiftfs refused %s (%s): trying a temporary directory",
@@ -315,7 +323,7 @@ static int shift_over_detached(int lowerfd, const char *dev,
 		sc_warnc(-mfd, "%s: cannot mount the lower filesystem on %s",
 			 display, tmp);
 	} else {
-		mfd = shiftfs_create(tmp, display, o, false, NULL);
+		mfd = shiftfs_create(tmp, display, o, attr, false, NULL);
 		if (umount2(tmp, MNT_DETACH))
 			sc_warnc(errno, "%s: cannot unmount", tmp);
 	}
@@ -332,6 +340,7 @@ int shift_build(const char *src, const struct shift_opts *o,
 	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF;
 	_cleanup_free_ char *abs = NULL;
 	const char *dev = src;
+	struct statvfs sv;
 	struct stat st;
 	int ret;
 
@@ -353,8 +362,18 @@ int shift_build(const char *src, const struct shift_opts *o,
 		sc_warnc(-ret, "%s", src);
 		return ret;
 	}
-	if (S_ISDIR(st.st_mode))
-		return shiftfs_create(abs, src, o, false, NULL);
+	if (S_ISDIR(st.st_mode)) {
+		/* nosuid/noexec of the mount the directory is on stay */
+		if (statvfs(abs, &sv)) {
+			ret = -errno;
+			sc_warnc(-ret, "%s: cannot read its mount's flags", src);
+			return ret;
+		}
+		return shiftfs_create(abs, src, o,
+				      shift_mount_attr(o->kind, o->ro, o->suid,
+						       sv.f_flag),
+				      false, NULL);
+	}
 
 	ret = probe_type(abs, info->fstype, sizeof(info->fstype));
 	if (ret)
@@ -371,7 +390,9 @@ int shift_build(const char *src, const struct shift_opts *o,
 		return lowerfd;
 	/* the mounted filesystem holds the loop device from now on */
 	closep(&loopfd);
-	return shift_over_detached(lowerfd, dev, src, o);
+	/* the lower filesystem is our own mount: no flags to inherit */
+	return shift_over_detached(lowerfd, dev, src, o,
+				   shift_mount_attr(o->kind, o->ro, o->suid, 0));
 }
 
 /*

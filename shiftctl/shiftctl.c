@@ -25,47 +25,55 @@ static const struct sc_cmd commands[] = {
 	  " -p, --pid PID                take the maps from the user namespace of PID\n"
 	  " -c, --container NAME         take the maps from the init of container NAME\n"
 	  " -r, --ro                     mount read-only (and the image, if any)\n"
-	  "     --allow-identity         accept a PID outside any user namespace\n"
+	  "     --suid                   honour setuid bits and file capabilities\n"
+	  "                                (default: nosuid; see below)\n"
+	  "     --allow-identity         accept a PID outside any user namespace\n",
+	  "The mount is nodev and nosuid, and noexec or nosuid if SRC's mount is.\n"
+	  "Use --suid only for a tree whose setuid binaries are the container's\n"
+	  "own, e.g. its rootfs; never with a map that hands out ids host users\n"
+	  "do not own.\n"
 	  "In a user namespace, without maps: mount from the mark on SRC with\n"
 	  "the namespace's own maps.\n" },
 	{ "umount", cmd_umount,
 	  "DST",
 	  "unmount the shiftfs mount on DST (and release its loop device)",
-	  "" },
+	  "", NULL },
 	{ "attach", cmd_attach,
 	  "[options] CONTAINER IMAGE",
 	  "graft directory or image file IMAGE, shifted, into a running container",
 	  " -P, --path PATH              where in the container (default /mnt/shiftfs-<name of IMAGE>)\n"
 	  " -r, --ro                     attach read-only\n"
-	  "     --allow-identity         accept a container outside any user namespace\n" },
+	  "     --suid                   honour setuid bits and file capabilities\n"
+	  "                                (default: nosuid, as for mount)\n"
+	  "     --allow-identity         accept a container outside any user namespace\n", NULL },
 	{ "detach", cmd_detach,
 	  "CONTAINER PATH",
 	  "unmount an attached image from a running container",
-	  "" },
+	  "", NULL },
 	{ "maps", cmd_maps,
 	  "[options] PID|CONTAINER",
 	  "print the uidmap=,gidmap= options derived from a process or container",
 	  " -J, --json                   use JSON output format\n"
-	  "     --allow-identity         accept a process outside any user namespace\n" },
+	  "     --allow-identity         accept a process outside any user namespace\n", NULL },
 	{ "mark", cmd_mark,
 	  "[options] DIR",
 	  "let user namespaces with allowed maps shift-mount DIR",
 	  " -u, --uidmap FROM:TO:COUNT   allow underlying uid FROM+i shown as TO+i (repeatable)\n"
 	  " -g, --gidmap FROM:TO:COUNT   allow underlying gid FROM+i shown as TO+i (repeatable)\n"
 	  " -p, --pid PID                allow the maps of the user namespace of PID\n"
-	  " -c, --container NAME         allow the maps of container NAME\n" },
+	  " -c, --container NAME         allow the maps of container NAME\n", NULL },
 	{ "unmark", cmd_unmark,
 	  "DIR",
 	  "drop the mark of DIR (mounts made from it stay)",
-	  "" },
+	  "", NULL },
 	{ "list", cmd_list,
 	  "[options]",
 	  "list shiftfs mounts and their maps",
-	  " -J, --json                   use JSON output format\n" },
+	  " -J, --json                   use JSON output format\n", NULL },
 	{ "check", cmd_check,
 	  "[options]",
 	  "report what this kernel supports",
-	  " -J, --json                   use JSON output format\n" },
+	  " -J, --json                   use JSON output format\n", NULL },
 };
 
 void sc_warnx(const char *fmt, ...)
@@ -134,6 +142,8 @@ void cmd_usage(const struct sc_cmd *cmd, FILE *out)
 	fprintf(out, "Usage:\n shiftctl %s %s\n\n", cmd->name, cmd->args);
 	fprintf(out, "%c%s.\n\n", cmd->help[0] - 'a' + 'A', cmd->help + 1);
 	fprintf(out, "Options:\n%s" OPT_HELP_VERSION, cmd->options);
+	if (cmd->notes)
+		fprintf(out, "\n%s", cmd->notes);
 	fputs("\nFor more details see shiftctl(8).\n", out);
 }
 

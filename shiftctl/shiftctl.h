@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "idmap.h"
+#include "mntattr.h"
 
 #define EXIT_USAGE 2
 
@@ -42,6 +43,7 @@ struct sc_cmd {
 	const char *args;	/* synopsis after the command name */
 	const char *help;	/* one line for shiftctl --help */
 	const char *options;	/* aligned option lines, -h/-V added */
+	const char *notes;	/* paragraphs after the options, or NULL */
 };
 
 /* shiftctl.c */
@@ -93,8 +95,9 @@ int map_source_resolve(struct map_source *ms, bool allow_identity);
 struct shift_opts {
 	const struct idmap *uid;
 	const struct idmap *gid;
+	enum shift_kind kind;	/* SHIFT_MARK: a mark (directories only) */
 	bool ro;
-	bool mark;	/* a mark (directories only): see cmd_mark.c */
+	bool suid;	/* --suid: do not add nosuid (mntattr.h) */
 };
 
 struct shift_info {

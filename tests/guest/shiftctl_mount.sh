@@ -93,6 +93,11 @@ snapshot_mounts() { awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.
 
 owner() { stat -c %u:%g "$1"; }
 
+# The per-mount options of the top mount on $1 ("rw,nosuid,nodev,relatime"),
+# from mountinfo ($2, default ours).
+mnt_opts() { awk -v m="$1" '$5 == m { o = $6 } END { print o }' "${2:-/proc/self/mountinfo}"; }
+has_opt() { case ",$(mnt_opts "$1" "${3:-}")," in *",$2,"*) return 0 ;; esac; return 1; }
+
 # A tree with files of three owners.
 make_tree() {
 	mkdir -p "$1/sub"
@@ -192,6 +197,48 @@ mount_dir_explicit_maps() {
 	has out "\"target\":\"$W/mnt\""
 	sc 0 umount "$W/mnt"
 	mounted "$W/mnt" && fail "still mounted"
+	same_mounts
+}
+
+# Host root shifting with a reverse map (underlying 100000 shows as 0):
+# by default the mount is nosuid and nodev, so a host user running a
+# setuid file owned on disk by 100000 stays himself; --suid lifts nosuid
+# (and only that); a noexec or nosuid source directory stays so.
+mount_nosuid_nodev_by_default() {
+	mkdir "$W/lower" "$W/mnt"
+	cp "$(command -v bash)" "$W/lower/bash"
+	chown 100000:100000 "$W/lower/bash"
+	chmod 4755 "$W/lower/bash"
+	sc 0 mount -u 100000:0:65536 -g 100000:0:65536 "$W/lower" "$W/mnt"
+	echo "mountinfo: $(mnt_opts "$W/mnt")"
+	[ "$(owner "$W/mnt/bash")" = 0:0 ] || fail "bash shows as $(owner "$W/mnt/bash")"
+	euid=$(/usr/bin/setpriv --reuid 1000 --regid 1000 --clear-groups --inh-caps=-all \
+		"$W/mnt/bash" -p -c 'echo $EUID')
+	[ "$euid" = 1000 ] || fail "uid 1000 ran a setuid file through the mount with euid $euid"
+	has_opt "$W/mnt" nosuid || fail "default mount is not nosuid"
+	has_opt "$W/mnt" nodev || fail "default mount is not nodev"
+	sc 0 umount "$W/mnt"
+	sc 0 mount --suid -u 100000:0:65536 -g 100000:0:65536 "$W/lower" "$W/mnt"
+	echo "mountinfo: $(mnt_opts "$W/mnt")"
+	has_opt "$W/mnt" nosuid && fail "--suid mount is nosuid"
+	has_opt "$W/mnt" nodev || fail "--suid mount is not nodev"
+	euid=$(/usr/bin/setpriv --reuid 1000 --regid 1000 --clear-groups --inh-caps=-all \
+		"$W/mnt/bash" -p -c 'echo $EUID')
+	[ "$euid" = 0 ] || fail "--suid: setuid file ran with euid $euid, want 0"
+	sc 0 umount "$W/mnt"
+	mkdir "$W/nx" "$W/ns"
+	mount -t tmpfs -o noexec tmpfs "$W/nx" || fail "cannot mount a noexec tmpfs"
+	mount -t tmpfs -o nosuid tmpfs "$W/ns" || fail "cannot mount a nosuid tmpfs"
+	mkdir "$W/nx/d" "$W/ns/d"
+	sc 0 mount --suid -u 0:100000:65536 -g 0:100000:65536 "$W/nx/d" "$W/mnt"
+	echo "mountinfo: $(mnt_opts "$W/mnt")"
+	has_opt "$W/mnt" noexec || fail "source is noexec, the shiftfs mount is not"
+	sc 0 umount "$W/mnt"
+	sc 0 mount --suid -u 0:100000:65536 -g 0:100000:65536 "$W/ns/d" "$W/mnt"
+	echo "mountinfo: $(mnt_opts "$W/mnt")"
+	has_opt "$W/mnt" nosuid || fail "source is nosuid, the --suid shiftfs mount is not"
+	sc 0 umount "$W/mnt"
+	umount "$W/nx" "$W/ns"
 	same_mounts
 }
 
@@ -427,6 +474,9 @@ attach_detach_image() {
 		fail "root-file in container: $(in_ns "$kid" 'stat -c %u:%g /mnt/shiftfs-disk.img/root-file')"
 	[ "$(stat -c %u:%g /mnt/shiftfs-disk.img)" = 100000:100000 ] ||
 		fail "mount point not owned by the container's root: $(stat -c %u:%g /mnt/shiftfs-disk.img)"
+	in_ns "$kid" 'cat /proc/self/mountinfo' > "$W/ct-mountinfo"
+	has_opt /mnt/shiftfs-disk.img nosuid "$W/ct-mountinfo" || fail "attached mount is not nosuid"
+	has_opt /mnt/shiftfs-disk.img nodev "$W/ct-mountinfo" || fail "attached mount is not nodev"
 	sc 0 detach "$kid" /mnt/shiftfs-disk.img
 	in_ns "$kid" 'grep -q " /mnt/shiftfs-disk.img " /proc/self/mountinfo' &&
 		fail "still mounted in the container"
@@ -491,6 +541,9 @@ mark_mount_from_userns_unmark() {
 		fail "root-file inside: $(inside "stat -c %u:%g $W/mnt/root-file")"
 	[ "$(nsenter -t "$kid" -m stat -c %u:%g "$W/mnt/root-file")" = 100000:100000 ] ||
 		fail "root-file seen from the host"
+	nsenter -t "$kid" -m cat /proc/self/mountinfo > "$W/ct-mountinfo"
+	has_opt "$W/mnt" nosuid "$W/ct-mountinfo" &&
+		fail "a mount from a mark (a container's rootfs) is nosuid"
 	kid2=$(userns_child mntns '0 300000 65536\n') || fail "$kid2"
 	echo "\$ (in a user namespace the mark does not allow) shiftctl mount $W/lower $W/mnt2"
 	nsenter -t "$kid2" -U -m "$SC" mount "$W/lower" "$W/mnt2" > "$W/out" 2> "$W/err" &&
@@ -579,6 +632,7 @@ command -v "$SC" > /dev/null || { echo "1..0 # SKIP shiftctl not installed"; exi
 
 t check_reports_usable
 t mount_dir_explicit_maps
+t mount_nosuid_nodev_by_default
 t maps_from_userns_process
 t mount_dir_maps_from_pid
 t mount_by_container_name

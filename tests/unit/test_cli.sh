@@ -66,6 +66,11 @@ run --bogus
 expect "unknown global option: exit 2" 2 stderr "shiftctl --help"
 run mount --bogus a b
 expect "unknown mount option: exit 2" 2 stderr "shiftctl mount --help"
+run mount --help
+expect "mount --help: --suid and the nosuid default explained" 0 \
+	stdout "--suid" stdout "nodev and nosuid" stdout "never with a map that hands out ids"
+run attach --help
+expect "attach --help: --suid" 0 stdout "--suid"
 run mount /a
 expect "mount with one operand: exit 2" 2 stderr "expected SRC and DST"
 run mount /a /b

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of shiftctl's pure logic (shiftctl/idmap.c, json.c):
+ * Host unit tests of shiftctl's pure logic (shiftctl/idmap.c, json.c,
+ * source.c, mntattr.c):
  * every malformed map is rejected with a message naming it, maps survive
  * the option-string round trip, and /proc uid_map text derives the right
  * shiftfs options.  No root, no kernel features.
@@ -16,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 
 #include "idmap.h"
 #include "json.h"
+#include "mntattr.h"
 #include "source.h"
 
 struct ctx {
@@ -474,6 +478,33 @@ static void test_source_names(void)
 	end();
 }
 
+static void test_mount_attr(void)
+{
+	const uint64_t nosuid = MOUNT_ATTR_NOSUID, nodev = MOUNT_ATTR_NODEV;
+	const uint64_t noexec = MOUNT_ATTR_NOEXEC, ro = MOUNT_ATTR_RDONLY;
+
+	begin("mount attrs: explicit maps are nosuid,nodev unless --suid");
+	CHECK(shift_mount_attr(SHIFT_MAPS, false, false, 0) == (nosuid | nodev));
+	CHECK(shift_mount_attr(SHIFT_MAPS, true, false, 0) == (ro | nosuid | nodev));
+	CHECK(shift_mount_attr(SHIFT_MAPS, false, true, 0) == nodev);
+	end();
+
+	begin("mount attrs: the source's nosuid and noexec are kept");
+	CHECK(shift_mount_attr(SHIFT_MAPS, false, true, ST_NOSUID) == (nosuid | nodev));
+	CHECK(shift_mount_attr(SHIFT_MAPS, false, true, ST_NOEXEC) == (noexec | nodev));
+	CHECK(shift_mount_attr(SHIFT_MAPS, false, false, ST_NOEXEC | ST_NOSUID) ==
+	      (noexec | nosuid | nodev));
+	/* the source's other flags (ro, nodev) are not ours to copy */
+	CHECK(shift_mount_attr(SHIFT_MAPS, false, true, ST_RDONLY | ST_NODEV) == nodev);
+	end();
+
+	begin("mount attrs: mounts from a mark and marks keep ro only");
+	CHECK(shift_mount_attr(SHIFT_FROM_MARK, false, false, ST_NOSUID | ST_NOEXEC) == 0);
+	CHECK(shift_mount_attr(SHIFT_FROM_MARK, true, false, 0) == ro);
+	CHECK(shift_mount_attr(SHIFT_MARK, false, false, 0) == 0);
+	end();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -485,6 +516,7 @@ int main(void)
 	test_round_trip();
 	test_json();
 	test_source_names();
+	test_mount_attr();
 	printf("%d passed, %d failed\n", T.passed, T.failed);
 	return T.failed ? 1 : 0;
 }
