@@ -49,8 +49,7 @@ static int info_options(const struct sc_cmd *cmd, int argc, char **argv,
 			break;
 		case OPT_ALLOW_IDENTITY:
 			if (!identity_ok)
-				return cmd_usage_error(cmd, "%s: unknown option --allow-identity",
-						       cmd->name);
+				return cmd_usage_error(cmd, "unknown option --allow-identity");
 			o->allow_identity = true;
 			break;
 		case 'h':
@@ -78,13 +77,13 @@ int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "maps: expected PID or CONTAINER");
+		return cmd_usage_error(cmd, "expected PID or CONTAINER");
 	if (container_resolve(argv[optind], &pid) ||
 	    pid_maps(pid, o.allow_identity, &uid, &gid))
 		return EXIT_FAILURE;
 	options = idmap_format_options(&uid, &gid);
 	if (!options) {
-		sc_warnx("out of memory");
+		warnx("out of memory");
 		return EXIT_FAILURE;
 	}
 	if (!o.json) {
@@ -206,13 +205,13 @@ int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 0)
-		return cmd_usage_error(cmd, "list: takes no arguments");
+		return cmd_usage_error(cmd, "takes no arguments");
 
 	ret = EXIT_FAILURE;
 	tb = mnt_new_table_from_file("/proc/self/mountinfo");
 	itr = mnt_new_iter(MNT_ITER_FORWARD);
 	if (!tb || !itr) {
-		sc_warnx("/proc/self/mountinfo: cannot read the mount table");
+		warnx("/proc/self/mountinfo: cannot read the mount table");
 		goto out;
 	}
 	while (mnt_table_next_fs(tb, itr, &fs) == 0) {
@@ -223,7 +222,7 @@ int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
 			continue;
 		r = realloc(rows, (n + 1) * sizeof(*rows));
 		if (!r) {
-			sc_warnx("out of memory");
+			warnx("out of memory");
 			goto out;
 		}
 		rows = r;
@@ -398,7 +397,7 @@ int cmd_check(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 0)
-		return cmd_usage_error(cmd, "check: takes no arguments");
+		return cmd_usage_error(cmd, "takes no arguments");
 	memset(items, 0, sizeof(items));
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");

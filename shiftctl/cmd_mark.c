@@ -14,7 +14,6 @@
 #include <libmount.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -25,11 +24,11 @@ static int is_dir(const char *path)
 	struct stat st;
 
 	if (stat(path, &st)) {
-		sc_warnc(errno, "%s", path);
+		warn("%s", path);
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		sc_warnx("%s: not a directory (only directory trees can be marked)",
+		warnx("%s: not a directory (only directory trees can be marked)",
 			 path);
 		return -ENOTDIR;
 	}
@@ -49,7 +48,7 @@ static int top_is_mark(const char *abs)
 
 	tb = mnt_new_table_from_file("/proc/self/mountinfo");
 	if (!tb) {
-		sc_warnx("/proc/self/mountinfo: cannot read the mount table");
+		warnx("/proc/self/mountinfo: cannot read the mount table");
 		return -EIO;
 	}
 	fs = mnt_table_find_target(tb, abs, MNT_ITER_BACKWARD);
@@ -100,14 +99,14 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "mark: expected DIR");
+		return cmd_usage_error(cmd, "expected DIR");
 	ret = map_source_check(cmd, &ms);
 	if (ret)
 		return ret;
 	if (!map_source_from_process(&ms) && (!ms.uid.nr || !ms.gid.nr))
-		return cmd_usage_error(cmd, "mark: a mark needs the maps it allows: --uidmap and --gidmap, or --pid/--container (without maps it would let any user namespace act as root on DIR)");
+		return cmd_usage_error(cmd, "a mark needs the maps it allows: --uidmap and --gidmap, or --pid/--container (without maps it would let any user namespace act as root on DIR)");
 
-	if (need_privileges("mark"))
+	if (need_privileges())
 		return EXIT_FAILURE;
 	if (map_source_resolve(&ms, false))
 		return EXIT_FAILURE;
@@ -115,14 +114,14 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
 	if (!abs) {
-		sc_warnc(errno, "%s", argv[optind]);
+		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
 	mfd = shift_build(abs, &opts, &info);
 	if (mfd < 0)
 		return EXIT_FAILURE;
 	if (move_mount(mfd, "", AT_FDCWD, abs, MOVE_MOUNT_F_EMPTY_PATH)) {
-		sc_warnc(errno, "%s: cannot put the mark on it", argv[optind]);
+		warn("%s: cannot put the mark on it", argv[optind]);
 		return EXIT_FAILURE;
 	}
 	options = idmap_format_options(&ms.uid, &ms.gid);
@@ -139,41 +138,27 @@ int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "unmark: expected DIR");
-	if (need_privileges("unmark"))
+		return cmd_usage_error(cmd, "expected DIR");
+	if (need_privileges())
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
 	if (!abs) {
-		sc_warnc(errno, "%s", argv[optind]);
+		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
 	ret = top_is_mark(abs);
 	if (ret < 0)
 		return EXIT_FAILURE;
 	if (!ret) {
-		sc_warnx("%s: not marked (no shiftfs mark is the top mount there)",
+		warnx("%s: not marked (no shiftfs mark is the top mount there)",
 			 argv[optind]);
 		return EXIT_FAILURE;
 	}
 	if (umount2(abs, UMOUNT_NOFOLLOW)) {
-		sc_warnc(errno, "%s: cannot unmark", argv[optind]);
+		warn("%s: cannot unmark", argv[optind]);
 		return EXIT_FAILURE;
 	}
 	return EXIT_SUCCESS;
-}
-
-/* CAP_SYS_ADMIN in our own (user) namespace. */
-static bool have_sys_admin(void)
-{
-	cap_flag_value_t val = CAP_CLEAR;
-	cap_t caps = cap_get_proc();
-
-	if (!caps)
-		return false;
-	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &val))
-		val = CAP_CLEAR;
-	cap_free(caps);
-	return val == CAP_SET;
 }
 
 /*
@@ -198,43 +183,30 @@ int mount_from_mark(const char *src, const char *dst, bool ro)
 	if (!ret)
 		ret = read_text("/proc/self/gid_map", &gtext);
 	if (ret) {
-		sc_warnc(-ret, "/proc/self/uid_map");
+		warnc(-ret, "/proc/self/uid_map");
 		return -1;
 	}
 	if (idmap_derive(utext, gtext, false, "this process", &uid, &gid, err,
 			 sizeof(err))) {
-		sc_warnx("%s", err);
+		warnx("%s", err);
 		return -1;
 	}
 	options = idmap_format_options(&uid, &gid);
 	printf("%s: mounting from its mark with %s (derived from /proc/self/uid_map and gid_map)\n",
 	       src, options ? options : "?");
 	fflush(stdout);
-	if (!have_sys_admin()) {
-		sc_warnx("mount: needs CAP_SYS_ADMIN in this user namespace (run it as the namespace's root)");
+	if (need_cap_sys_admin("in this user namespace: run it as the namespace's root"))
 		return -1;
-	}
 	mfd = shift_build(src, &opts, &info);
 	if (mfd < 0) {
-		sc_warnx("%s: the kernel refused the mount from a mark (see its reasons above)",
+		warnx("%s: the kernel refused the mount from a mark (see its reasons above)",
 			 src);
 		return -1;
 	}
 	if (move_mount(mfd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH)) {
-		sc_warnc(errno, "%s: cannot mount on %s", src, dst);
+		warn("%s: cannot mount on %s", src, dst);
 		return -1;
 	}
 	printf("%s: mounted on %s\n", src, dst);
 	return 0;
-}
-
-/* Are we inside a user namespace (own uid_map not the identity)? */
-bool in_user_namespace(void)
-{
-	_cleanup_free_ char *text = NULL;
-	struct idmap self;
-
-	return read_text("/proc/self/uid_map", &text) == 0 &&
-	       idmap_parse_proc(&self, text, "/proc/self/uid_map", NULL, 0) == 0 &&
-	       !idmap_is_identity(&self);
 }

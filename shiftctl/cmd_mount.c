@@ -28,7 +28,7 @@ static void created_dirs_remove(struct created_dirs *d)
 	while (d->nr > 0) {
 		d->nr--;
 		if (rmdir(d->path[d->nr]))
-			sc_warnc(errno, "%s: cannot remove", d->path[d->nr]);
+			warn("%s: cannot remove", d->path[d->nr]);
 	}
 }
 
@@ -74,11 +74,11 @@ static int mkdir_p(const char *path, uid_t uid, gid_t gid,
 				}
 				d->nr++;
 				if (lchown(buf, uid, gid))
-					sc_warnc(errno, "%s: cannot chown to %u:%u",
+					warn("%s: cannot chown to %u:%u",
 						 buf, (unsigned)uid, (unsigned)gid);
 			} else if (errno != EEXIST) {
 				ret = -errno;
-				sc_warnc(-ret, "%s: cannot create", buf);
+				warnc(-ret, "%s: cannot create", buf);
 				return ret;
 			}
 			*p = c;
@@ -94,11 +94,11 @@ static int check_dir(const char *path)
 	struct stat st;
 
 	if (stat(path, &st)) {
-		sc_warnc(errno, "%s", path);
+		warn("%s", path);
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		sc_warnx("%s: not a directory", path);
+		warnx("%s: not a directory", path);
 		return -ENOTDIR;
 	}
 	return 0;
@@ -155,7 +155,7 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		return cmd_usage_error(cmd, "mount: expected SRC and DST");
+		return cmd_usage_error(cmd, "expected SRC and DST");
 	src = argv[optind];
 	dst = argv[optind + 1];
 	ret = map_source_check(cmd, &ms);
@@ -170,9 +170,9 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 							  : EXIT_SUCCESS;
 	}
 	if (!map_source_from_process(&ms) && !ms.uid.nr && !ms.gid.nr)
-		return cmd_usage_error(cmd, "mount: no maps: give --uidmap/--gidmap, --pid or --container");
+		return cmd_usage_error(cmd, "no maps: give --uidmap/--gidmap, --pid or --container");
 
-	if (need_privileges("mount"))
+	if (need_privileges())
 		return EXIT_FAILURE;
 	if (map_source_resolve(&ms, allow_identity))
 		return EXIT_FAILURE;
@@ -182,7 +182,7 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 	if (mfd < 0)
 		return EXIT_FAILURE;
 	if (move_mount(mfd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH)) {
-		sc_warnc(errno, "%s: cannot mount on %s", src, dst);
+		warn("%s: cannot mount on %s", src, dst);
 		return EXIT_FAILURE;
 	}
 	return EXIT_SUCCESS;
@@ -197,15 +197,15 @@ static int check_shiftfs_mount(FILE *mountinfo, const char *path,
 
 	ret = find_mount(mountinfo, path, &type);
 	if (ret == -ENOENT) {
-		sc_warnx("%s: not a mount point", shown);
+		warnx("%s: not a mount point", shown);
 		return ret;
 	}
 	if (ret) {
-		sc_warnc(-ret, "%s: cannot read the mount table", shown);
+		warnc(-ret, "%s: cannot read the mount table", shown);
 		return ret;
 	}
 	if (strcmp(type, "shiftfs")) {
-		sc_warnx("%s: not a shiftfs mount (it is %s)", shown, type);
+		warnx("%s: not a shiftfs mount (it is %s)", shown, type);
 		return -EINVAL;
 	}
 	return 0;
@@ -216,10 +216,10 @@ static int do_umount(const char *path, const char *shown)
 	if (!umount2(path, UMOUNT_NOFOLLOW))
 		return 0;
 	if (errno == EBUSY)
-		sc_warnx("%s: cannot unmount: busy (files open or a process's cwd under it)",
+		warnx("%s: cannot unmount: busy (files open or a process's cwd under it)",
 			 shown);
 	else
-		sc_warnc(errno, "%s: cannot unmount", shown);
+		warn("%s: cannot unmount", shown);
 	return -1;
 }
 
@@ -233,18 +233,18 @@ int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "umount: expected DST");
+		return cmd_usage_error(cmd, "expected DST");
 	/* a user namespace's root may unmount what it mounted from a mark */
-	if (need_cap_sys_admin("umount"))
+	if (need_cap_sys_admin("run it as root, or as root of the user namespace that mounted it"))
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
 	if (!abs) {
-		sc_warnc(errno, "%s", argv[optind]);
+		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
 	mi = fopen("/proc/self/mountinfo", "re");
 	if (!mi) {
-		sc_warnc(errno, "/proc/self/mountinfo");
+		warn("/proc/self/mountinfo");
 		return EXIT_FAILURE;
 	}
 	ret = check_shiftfs_mount(mi, abs, argv[optind]);
@@ -262,7 +262,7 @@ static int open_mntns(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		sc_warnc(errno, "%s", path);
+		warn("%s", path);
 	return fd;
 }
 
@@ -270,7 +270,7 @@ static int enter_mntns(int nsfd, const char *container)
 {
 	if (setns(nsfd, CLONE_NEWNS) == 0)
 		return 0;
-	sc_warnc(errno, "container %s: cannot enter its mount namespace",
+	warn("container %s: cannot enter its mount namespace",
 		 container);
 	return -1;
 }
@@ -347,19 +347,19 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		return cmd_usage_error(cmd, "attach: expected CONTAINER and IMAGE");
+		return cmd_usage_error(cmd, "expected CONTAINER and IMAGE");
 	container = argv[optind];
 	image = argv[optind + 1];
 	if (!path) {
 		path = default_path(image);
 		if (!path)
-			return cmd_usage_error(cmd, "attach: cannot name a mount point after '%s': give --path",
+			return cmd_usage_error(cmd, "cannot name a mount point after '%s': give --path",
 					       image);
 	}
 	if (path[0] != '/')
-		return cmd_usage_error(cmd, "attach: --path '%s' is not absolute", path);
+		return cmd_usage_error(cmd, "--path '%s' is not absolute", path);
 
-	if (need_privileges("attach"))
+	if (need_privileges())
 		return EXIT_FAILURE;
 	if (container_resolve(container, &pid) ||
 	    pid_maps(pid, allow_identity, &uid, &gid))
@@ -383,7 +383,7 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 		    root_gid < 0 ? 0 : (gid_t)root_gid, &dirs))
 		goto out;
 	if (move_mount(mfd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH)) {
-		sc_warnc(errno, "container %s: cannot mount %s on %s",
+		warn("container %s: cannot mount %s on %s",
 			 container, image, path);
 		goto out;
 	}
@@ -410,12 +410,12 @@ int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 2)
-		return cmd_usage_error(cmd, "detach: expected CONTAINER and PATH");
+		return cmd_usage_error(cmd, "expected CONTAINER and PATH");
 	container = argv[optind];
 	path = argv[optind + 1];
 	if (path[0] != '/')
-		return cmd_usage_error(cmd, "detach: PATH '%s' is not absolute", path);
-	if (need_privileges("detach"))
+		return cmd_usage_error(cmd, "PATH '%s' is not absolute", path);
+	if (need_privileges())
 		return EXIT_FAILURE;
 	if (container_resolve(container, &pid))
 		return EXIT_FAILURE;
@@ -430,19 +430,19 @@ int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv)
 	snprintf(mipath, sizeof(mipath), "/proc/%d/mountinfo", (int)pid);
 	mifd = open(mipath, O_RDONLY | O_CLOEXEC);
 	if (mifd < 0) {
-		sc_warnc(errno, "%s", mipath);
+		warn("%s", mipath);
 		return EXIT_FAILURE;
 	}
 	if (enter_mntns(nsfd, container))
 		return EXIT_FAILURE;
 	abs = realpath(path, NULL);
 	if (!abs) {
-		sc_warnc(errno, "container %s: %s", container, path);
+		warn("container %s: %s", container, path);
 		return EXIT_FAILURE;
 	}
 	mi = fdopen(mifd, "r");
 	if (!mi) {
-		sc_warnc(errno, "%s", mipath);
+		warn("%s", mipath);
 		return EXIT_FAILURE;
 	}
 	mifd = -EBADF;	/* fclose() owns it now */

@@ -71,12 +71,12 @@ static int lxc_info_pid(const char *name, pid_t *pid)
 	ret = posix_spawnp(&child, "lxc-info", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret == ENOENT) {
-		sc_warnx("container %s: lxc-info not found (is LXC installed? a container can also be named by its init pid)",
+		warnx("container %s: lxc-info not found (is LXC installed? a container can also be named by its init pid)",
 			 name);
 		return -ENOENT;
 	}
 	if (ret) {
-		sc_warnc(ret, "container %s: cannot run lxc-info", name);
+		warnc(ret, "container %s: cannot run lxc-info", name);
 		return -ret;
 	}
 	closep(&out_w);
@@ -93,17 +93,17 @@ static int lxc_info_pid(const char *name, pid_t *pid)
 	if (nl)
 		*nl = '\0';
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		sc_warnx("unknown container %s%s%s%s", name,
+		warnx("unknown container %s%s%s%s", name,
 			 *errbuf ? " (lxc-info: " : "", errbuf,
 			 *errbuf ? ")" : "");
 		return -ESRCH;
 	}
 	if (!*out) {
-		sc_warnx("container %s is not running", name);
+		warnx("container %s is not running", name);
 		return -ESRCH;
 	}
 	if (!all_digits(out)) {
-		sc_warnx("container %s: unexpected answer from lxc-info: '%s'",
+		warnx("container %s: unexpected answer from lxc-info: '%s'",
 			 name, out);
 		return -EINVAL;
 	}
@@ -122,12 +122,12 @@ int container_resolve(const char *name, pid_t *pid)
 	errno = 0;
 	n = strtol(name, NULL, 10);
 	if (errno || n <= 0 || n > 4194304) {
-		sc_warnx("pid %s: out of range", name);
+		warnx("pid %s: out of range", name);
 		return -ERANGE;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld", n);
 	if (access(path, F_OK)) {
-		sc_warnx("pid %ld: no such process", n);
+		warnx("pid %ld: no such process", n);
 		return -ESRCH;
 	}
 	*pid = (pid_t)n;
@@ -149,16 +149,16 @@ int pid_maps(pid_t pid, bool allow_identity, struct idmap *uid,
 	}
 	if (ret) {
 		if (ret == -ENOENT)
-			sc_warnx("pid %d: no such process", (int)pid);
+			warnx("pid %d: no such process", (int)pid);
 		else
-			sc_warnc(-ret, "%s", path);
+			warnc(-ret, "%s", path);
 		return ret;
 	}
 	snprintf(what, sizeof(what), "pid %d", (int)pid);
 	ret = idmap_derive(utext, gtext, allow_identity, what, uid, gid,
 			   err, sizeof(err));
 	if (ret)
-		sc_warnx("%s", err);
+		warnx("%s", err);
 	return ret;
 }
 
@@ -204,11 +204,9 @@ bool map_source_from_process(const struct map_source *ms)
 int map_source_check(const struct sc_cmd *cmd, const struct map_source *ms)
 {
 	if (ms->pid && ms->container)
-		return cmd_usage_error(cmd, "%s: --pid and --container are mutually exclusive",
-				       cmd->name);
+		return cmd_usage_error(cmd, "--pid and --container are mutually exclusive");
 	if (map_source_from_process(ms) && (ms->uid.nr || ms->gid.nr))
-		return cmd_usage_error(cmd, "%s: --uidmap/--gidmap do not combine with --pid/--container",
-				       cmd->name);
+		return cmd_usage_error(cmd, "--uidmap/--gidmap do not combine with --pid/--container");
 	return 0;
 }
 

@@ -38,11 +38,11 @@ static void drain_log(int fsfd, bool print)
 		if (!print)
 			continue;
 		if (n > 2 && buf[1] == ' ' && buf[0] == 'w')
-			sc_warnx("warning: %s", buf + 2);
+			warnx("warning: %s", buf + 2);
 		else if (n > 2 && buf[1] == ' ' && strchr("eiw", buf[0]))
-			sc_warnx("%s", buf + 2);
+			warnx("%s", buf + 2);
 		else
-			sc_warnx("%s", buf);
+			warnx("%s", buf);
 	}
 }
 
@@ -55,11 +55,10 @@ static int fs_fail(int fsfd, bool quiet, const char *fmt, ...)
 	va_list ap;
 
 	if (!quiet) {
-		fputs("shiftctl: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		errno = errnum;
+		vwarn(fmt, ap);
 		va_end(ap);
-		fprintf(stderr, ": %s\n", strerror(errnum));
 	}
 	drain_log(fsfd, !quiet);
 	return -errnum;
@@ -74,14 +73,14 @@ static int open_fs(const char *type, const char *display)
 		return fd;
 	e = errno;
 	if (e == ENODEV && !strcmp(type, "shiftfs"))
-		sc_warnx("shiftfs: filesystem not available in this kernel (modprobe shiftfs; see 'shiftctl check')");
+		warnx("shiftfs: filesystem not available in this kernel (modprobe shiftfs; see 'shiftctl check')");
 	else if (e == ENODEV)
-		sc_warnx("%s: filesystem type %s is not supported by this kernel",
+		warnx("%s: filesystem type %s is not supported by this kernel",
 			 display, type);
 	else if (e == ENOSYS)
-		sc_warnx("this kernel lacks the new mount API (fsopen)");
+		warnx("this kernel lacks the new mount API (fsopen)");
 	else
-		sc_warnc(e, "fsopen %s", type);
+		warnc(e, "fsopen %s", type);
 	return -e;
 }
 
@@ -152,7 +151,7 @@ static int probe_type(const char *image, char *type, size_t typesz)
 	pr = blkid_new_probe_from_filename(image);
 	if (!pr) {
 		ret = errno ? -errno : -EIO;
-		sc_warnc(-ret, "%s: cannot open to probe", image);
+		warnc(-ret, "%s: cannot open to probe", image);
 		return ret;
 	}
 	blkid_probe_enable_superblocks(pr, 1);
@@ -160,22 +159,22 @@ static int probe_type(const char *image, char *type, size_t typesz)
 					      BLKID_SUBLKS_USAGE);
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 1) {
-		sc_warnx("%s: no filesystem found (not an ext4, xfs or btrfs image?)",
+		warnx("%s: no filesystem found (not an ext4, xfs or btrfs image?)",
 			 image);
 		ret = -EINVAL;
 	} else if (rc == -2) {
-		sc_warnx("%s: ambiguous: more than one filesystem signature (wipefs(8) shows them)",
+		warnx("%s: ambiguous: more than one filesystem signature (wipefs(8) shows them)",
 			 image);
 		ret = -EINVAL;
 	} else if (rc < 0) {
-		sc_warnx("%s: cannot probe for a filesystem", image);
+		warnx("%s: cannot probe for a filesystem", image);
 		ret = -EIO;
 	} else if (blkid_probe_lookup_value(pr, "TYPE", &val, NULL) || !val) {
-		sc_warnx("%s: filesystem type unknown", image);
+		warnx("%s: filesystem type unknown", image);
 		ret = -EINVAL;
 	} else if (!blkid_probe_lookup_value(pr, "USAGE", &usage, NULL) &&
 		   usage && strcmp(usage, "filesystem")) {
-		sc_warnx("%s: holds %s (%s), not a filesystem", image, val,
+		warnx("%s: holds %s (%s), not a filesystem", image, val,
 			 usage);
 		ret = -EINVAL;
 	} else {
@@ -197,16 +196,16 @@ static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
 	if (file < 0) {
 		e = errno;
 		if (!ro && (e == EROFS || e == EACCES))
-			sc_warnc(e, "%s: cannot open read-write (try --ro)",
+			warnc(e, "%s: cannot open read-write (try --ro)",
 				 image);
 		else
-			sc_warnc(e, "%s", image);
+			warnc(e, "%s", image);
 		return -e;
 	}
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
 		e = errno;
-		sc_warnc(e, "/dev/loop-control (is the loop driver loaded?)");
+		warnc(e, "/dev/loop-control (is the loop driver loaded?)");
 		return -e;
 	}
 	/* another process may grab the same free device: retry a few times */
@@ -214,14 +213,14 @@ static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
 		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
 		if (nr < 0) {
 			e = errno;
-			sc_warnc(e, "%s: no free loop device", image);
+			warnc(e, "%s: no free loop device", image);
 			return -e;
 		}
 		snprintf(dev, devsz, "/dev/loop%d", nr);
 		lfd = open(dev, mode);
 		if (lfd < 0) {
 			e = errno;
-			sc_warnc(e, "%s", dev);
+			warnc(e, "%s", dev);
 			return -e;
 		}
 		memset(&cfg, 0, sizeof(cfg));
@@ -238,12 +237,12 @@ static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
 		e = errno;
 		close(lfd);
 		if (e != EBUSY) {
-			sc_warnc(e, "%s: cannot attach to %s", image, dev);
+			warnc(e, "%s: cannot attach to %s", image, dev);
 			dev[0] = '\0';
 			return -e;
 		}
 	}
-	sc_warnx("%s: every free loop device was taken by someone else", image);
+	warnx("%s: every free loop device was taken by someone else", image);
 	dev[0] = '\0';
 	return -EBUSY;
 }
@@ -303,7 +302,7 @@ static int shift_over_detached(int lowerfd, const char *dev,
 
 	if (source_tmpdir_template(tmp, sizeof(tmp),
 				   access("/run", W_OK) ? "/tmp" : "/run", dev)) {
-		sc_warnx("%s: cannot name a temporary directory after %s",
+		warnx("%s: cannot name a temporary directory after %s",
 			 display, dev);
 		return -EINVAL;
 	}
@@ -315,20 +314,20 @@ static int shift_over_detached(int lowerfd, const char *dev,
 	sigprocmask(SIG_BLOCK, &block, &old);
 	if (!mkdtemp(tmp)) {
 		mfd = -errno;
-		sc_warnc(-mfd, "%s: cannot make a temporary directory", tmp);
+		warnc(-mfd, "%s: cannot make a temporary directory", tmp);
 		goto out;
 	}
 	if (move_mount(lowerfd, "", AT_FDCWD, tmp, MOVE_MOUNT_F_EMPTY_PATH)) {
 		mfd = -errno;
-		sc_warnc(-mfd, "%s: cannot mount the lower filesystem on %s",
+		warnc(-mfd, "%s: cannot mount the lower filesystem on %s",
 			 display, tmp);
 	} else {
 		mfd = shiftfs_create(tmp, display, o, attr, false, NULL);
 		if (umount2(tmp, MNT_DETACH))
-			sc_warnc(errno, "%s: cannot unmount", tmp);
+			warn("%s: cannot unmount", tmp);
 	}
 	if (rmdir(tmp))
-		sc_warnc(errno, "%s: cannot remove", tmp);
+		warn("%s: cannot remove", tmp);
 out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return mfd;
@@ -347,26 +346,26 @@ int shift_build(const char *src, const struct shift_opts *o,
 	memset(info, 0, sizeof(*info));
 	if (stat(src, &st)) {
 		ret = -errno;
-		sc_warnc(-ret, "%s", src);
+		warnc(-ret, "%s", src);
 		return ret;
 	}
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) &&
 	    !S_ISBLK(st.st_mode)) {
-		sc_warnx("%s: not a directory, disk image file or block device",
+		warnx("%s: not a directory, disk image file or block device",
 			 src);
 		return -ENOTDIR;
 	}
 	abs = realpath(src, NULL);
 	if (!abs) {
 		ret = -errno;
-		sc_warnc(-ret, "%s", src);
+		warnc(-ret, "%s", src);
 		return ret;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		/* nosuid/noexec of the mount the directory is on stay */
 		if (statvfs(abs, &sv)) {
 			ret = -errno;
-			sc_warnc(-ret, "%s: cannot read its mount's flags", src);
+			warnc(-ret, "%s: cannot read its mount's flags", src);
 			return ret;
 		}
 		return shiftfs_create(abs, src, o,

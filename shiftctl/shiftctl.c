@@ -76,35 +76,13 @@ static const struct sc_cmd commands[] = {
 	  " -J, --json                   use JSON output format\n", NULL },
 };
 
-void sc_warnx(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("shiftctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void sc_warnc(int errnum, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("shiftctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(errnum));
-}
-
 void sc_debug(const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!getenv("SHIFTCTL_DEBUG"))
 		return;
-	fputs("shiftctl: debug: ", stderr);
+	fprintf(stderr, "%s: debug: ", program_invocation_short_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -152,11 +130,9 @@ int cmd_usage_error(const struct sc_cmd *cmd, const char *fmt, ...)
 	va_list ap;
 
 	if (fmt) {
-		fputs("shiftctl: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		vwarnx(fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	if (cmd)
 		fprintf(stderr, "Try 'shiftctl %s --help' for more information.\n",
@@ -220,25 +196,35 @@ int read_text(const char *path, char **text)
 	return 0;
 }
 
-/* CAP_SYS_ADMIN in our own user namespace, or say what is missing. */
-int need_cap_sys_admin(const char *what)
+int need_cap_sys_admin(const char *hint)
 {
 	cap_flag_value_t val = CAP_CLEAR;
 	cap_t caps;
 
 	caps = cap_get_proc();
 	if (!caps) {
-		sc_warnc(errno, "%s: cannot read own capabilities", what);
-		return -errno;
+		warn("cannot read own capabilities");
+		return -EPERM;
 	}
 	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &val))
 		val = CAP_CLEAR;
 	cap_free(caps);
 	if (val != CAP_SET) {
-		sc_warnx("%s: needs CAP_SYS_ADMIN (run it as root)", what);
+		warnx("needs CAP_SYS_ADMIN (%s)", hint);
 		return -EPERM;
 	}
 	return 0;
+}
+
+/* Are we inside a user namespace (own uid_map not the identity)? */
+bool in_user_namespace(void)
+{
+	_cleanup_free_ char *text = NULL;
+	struct idmap self;
+
+	return read_text("/proc/self/uid_map", &text) == 0 &&
+	       idmap_parse_proc(&self, text, "/proc/self/uid_map", NULL, 0) == 0 &&
+	       !idmap_is_identity(&self);
 }
 
 /*
@@ -246,20 +232,15 @@ int need_cap_sys_admin(const char *what)
  * user namespace: say so before touching anything rather than after a
  * half-built mount fails with EPERM.
  */
-int need_privileges(const char *what)
+int need_privileges(void)
 {
-	_cleanup_free_ char *text = NULL;
-	struct idmap self;
 	int ret;
 
-	ret = need_cap_sys_admin(what);
+	ret = need_cap_sys_admin("run it as root");
 	if (ret)
 		return ret;
-	if (read_text("/proc/self/uid_map", &text) == 0 &&
-	    idmap_parse_proc(&self, text, "/proc/self/uid_map", NULL, 0) == 0 &&
-	    !idmap_is_identity(&self)) {
-		sc_warnx("%s: shiftctl runs inside a user namespace; explicit shiftfs maps need CAP_SYS_ADMIN in the initial one",
-			 what);
+	if (in_user_namespace()) {
+		warnx("runs inside a user namespace; explicit shiftfs maps need CAP_SYS_ADMIN in the initial one");
 		return -EPERM;
 	}
 	return 0;
@@ -307,9 +288,15 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static char name[32];
 	const struct sc_cmd *cmd;
 	int c;
 
+	/* "shiftctl: ..." whatever the binary is called; getopt uses argv[0] */
+	program_invocation_short_name = (char *)"shiftctl";
+	program_invocation_name = program_invocation_short_name;
+	if (argc > 0)
+		argv[0] = program_invocation_short_name;
 	/* "+": stop at the command name, its options are its own */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -331,6 +318,11 @@ int main(int argc, char **argv)
 				       argv[optind]);
 	argc -= optind;
 	argv += optind;
+	/* "shiftctl mount: ..." for the command's messages and getopt's */
+	snprintf(name, sizeof(name), "shiftctl %s", cmd->name);
+	program_invocation_short_name = name;
+	program_invocation_name = name;
+	argv[0] = name;
 	optind = 0;	/* glibc: fully re-initialise getopt for the command */
 	return cmd->handler(cmd, argc, argv);
 }

@@ -5,6 +5,7 @@
 #ifndef SHIFTCTL_H
 #define SHIFTCTL_H
 
+#include <err.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,20 +47,25 @@ struct sc_cmd {
 	const char *notes;	/* paragraphs after the options, or NULL */
 };
 
+/*
+ * Messages go through <err.h>: "shiftctl CMD: what: why" (main() sets
+ * program_invocation_short_name).  warnc() is BSD's warn() with an error
+ * number of the caller's; glibc lacks it.
+ */
+#define warnc(errnum, ...) (errno = (errnum), warn(__VA_ARGS__))
+
 /* shiftctl.c */
-void sc_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* sc_warnx() + ": strerror(errnum)" */
-void sc_warnc(int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 void cmd_usage(const struct sc_cmd *cmd, FILE *out);
 int cmd_usage_error(const struct sc_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* "shiftctl: debug: ..." on stderr when $SHIFTCTL_DEBUG is set */
+/* "shiftctl CMD: debug: ..." on stderr when $SHIFTCTL_DEBUG is set */
 void sc_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_version(void);
 int read_text(const char *path, char **text);
-int need_cap_sys_admin(const char *what);
-int need_privileges(const char *what);
+/* CAP_SYS_ADMIN in our user namespace, or say so (hint: how to get it) */
+int need_cap_sys_admin(const char *hint);
+/* CAP_SYS_ADMIN in the initial user namespace, or say so */
+int need_privileges(void);
 bool all_digits(const char *s);
 /* -h and -V only: -1 to go on, else the exit status */
 int plain_options(const struct sc_cmd *cmd, int argc, char **argv);

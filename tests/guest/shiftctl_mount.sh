@@ -430,7 +430,7 @@ bad_kernel_rejects_image_mount() {
 	make_image "$W/disk.img"
 	mkdir "$W/mnt"
 	sc 1 mount -u 0:100000:65536 "$W/disk.img" "$W/mnt"
-	has err "shiftctl: shiftfs: "
+	has err "shiftctl mount: shiftfs: "
 	has err "gidmap"
 	same_mounts
 	no_loop "$W/disk.img"
@@ -441,7 +441,7 @@ bad_kernel_rejects_dir_mount() {
 	make_tree "$W/lower"
 	mkdir "$W/mnt"
 	sc 1 mount -g 0:100000:65536 "$W/lower" "$W/mnt"
-	has err "shiftctl: shiftfs: "
+	has err "shiftctl mount: shiftfs: "
 	has err "uidmap"
 	same_mounts
 }
@@ -549,7 +549,7 @@ mark_mount_from_userns_unmark() {
 	nsenter -t "$kid2" -U -m "$SC" mount "$W/lower" "$W/mnt2" > "$W/out" 2> "$W/err" &&
 		fail "a mount with maps the mark does not allow worked"
 	cat "$W/out" "$W/err"
-	has err "shiftctl: shiftfs: "
+	has err "shiftctl mount: shiftfs: "
 	sc 0 unmark "$W/lower"
 	[ "$(fstype_of "$W/lower")" = shiftfs ] && fail "mark still there"
 	[ "$(inside "stat -c %u:%g $W/mnt/root-file")" = 0:0 ] ||

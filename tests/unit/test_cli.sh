@@ -66,13 +66,22 @@ run --bogus
 expect "unknown global option: exit 2" 2 stderr "shiftctl --help"
 run mount --bogus a b
 expect "unknown mount option: exit 2" 2 stderr "shiftctl mount --help"
+run mount -z a b
+expect "getopt names the command" 2 stderr "shiftctl mount: invalid option -- 'z'" \
+	stderr "Try 'shiftctl mount --help' for more information."
+run list --frob
+expect "getopt names the command (long option)" 2 stderr "shiftctl list: unrecognized option '--frob'"
+cp "$sc" "$tmp/sc-renamed"
+"$tmp/sc-renamed" mount /a >"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
+expect "messages say shiftctl whatever the binary is called" 2 \
+	stderr "shiftctl mount: expected SRC and DST"
 run mount --help
 expect "mount --help: --suid and the nosuid default explained" 0 \
 	stdout "--suid" stdout "nodev and nosuid" stdout "never with a map that hands out ids"
 run attach --help
 expect "attach --help: --suid" 0 stdout "--suid"
 run mount /a
-expect "mount with one operand: exit 2" 2 stderr "expected SRC and DST"
+expect "mount with one operand: exit 2" 2 stderr "shiftctl mount: expected SRC and DST"
 run mount /a /b
 expect "mount without maps: exit 2" 2 stderr "no maps"
 
@@ -110,10 +119,10 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$sc" mount -u 0:100000:65536 /nonexistent /nonexistent2 >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
-	expect "mount without CAP_SYS_ADMIN says so" 1 stderr "mount: needs CAP_SYS_ADMIN"
+	expect "mount without CAP_SYS_ADMIN says so" 1 stderr "shiftctl mount: needs CAP_SYS_ADMIN"
 elif [ "$(id -u)" != 0 ]; then
 	run mount -u 0:100000:65536 /nonexistent /nonexistent2
-	expect "mount without CAP_SYS_ADMIN says so" 1 stderr "mount: needs CAP_SYS_ADMIN"
+	expect "mount without CAP_SYS_ADMIN says so" 1 stderr "shiftctl mount: needs CAP_SYS_ADMIN"
 else
 	skip "mount without CAP_SYS_ADMIN says so" "no setpriv"
 fi
@@ -212,7 +221,7 @@ run mark -u 0:100000:65536 /tmp/x /tmp/y
 expect "mark takes one DIR" 2 stderr "shiftctl mark --help"
 if [ "$(id -u)" = 0 ]; then
 	run unmark /tmp
-	expect "unmark of a tree that is not marked" 1 stderr "/tmp: not marked"
+	expect "unmark of a tree that is not marked" 1 stderr "shiftctl unmark: /tmp: not marked"
 else
 	skip "unmark of a tree that is not marked" "needs root"
 fi
