@@ -52,14 +52,8 @@ static int info_options(const struct sc_cmd *cmd, int argc, char **argv,
 				return cmd_usage_error(cmd, "unknown option --allow-identity");
 			o->allow_identity = true;
 			break;
-		case 'h':
-			cmd_usage(cmd, stdout);
-			return EXIT_SUCCESS;
-		case 'V':
-			print_version();
-			return EXIT_SUCCESS;
 		default:
-			return cmd_usage_error(cmd, NULL);
+			return common_option(cmd, c);
 		}
 	}
 	return -1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shiftctl mark, unmark, and mount from inside a user namespace.
+ * shiftctl mark, and mount from inside a user namespace (unmark is an
+ * unmount: cmd_mount.c).
  *
  * A mark is a shiftfs mount with the "mark" flag that host root puts on a
  * directory, over the directory itself: an opaque token saying which maps
@@ -11,54 +12,10 @@
  * made from it stay.
  */
 #include <getopt.h>
-#include <libmount.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 
 #include "shiftctl.h"
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st)) {
-		warn("%s", path);
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		warnx("%s: not a directory (only directory trees can be marked)",
-			 path);
-		return -ENOTDIR;
-	}
-	return 0;
-}
-
-/*
- * The top mount on abs: 1 if it is a shiftfs mark, 0 if something else,
- * negative on error.
- */
-static int top_is_mark(const char *abs)
-{
-	struct libmnt_table *tb;
-	struct libmnt_fs *fs;
-	const char *opts;
-	int ret = 0;
-
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	if (!tb) {
-		warnx("/proc/self/mountinfo: cannot read the mount table");
-		return -EIO;
-	}
-	fs = mnt_table_find_target(tb, abs, MNT_ITER_BACKWARD);
-	if (fs && mnt_fs_match_fstype(fs, "shiftfs")) {
-		opts = mnt_fs_get_fs_options(fs);
-		ret = opts && !mnt_optstr_get_option(opts, "mark", NULL, NULL);
-	}
-	mnt_unref_table(tb);
-	return ret;
-}
 
 int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 {
@@ -74,7 +31,6 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 	struct map_source ms;
 	struct shift_opts opts = { .uid = &ms.uid, .gid = &ms.gid,
 				   .kind = SHIFT_MARK };
-	struct shift_info info;
 	_cleanup_close_ int mfd = -EBADF;
 	_cleanup_free_ char *abs = NULL, *options = NULL;
 	int c, ret;
@@ -87,16 +43,7 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 				return ret;
 			continue;
 		}
-		switch (c) {
-		case 'h':
-			cmd_usage(cmd, stdout);
-			return EXIT_SUCCESS;
-		case 'V':
-			print_version();
-			return EXIT_SUCCESS;
-		default:
-			return cmd_usage_error(cmd, NULL);
-		}
+		return common_option(cmd, c);
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error(cmd, "expected DIR");
@@ -110,14 +57,14 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		return EXIT_FAILURE;
 	if (map_source_resolve(&ms, false))
 		return EXIT_FAILURE;
-	if (is_dir(argv[optind]))
+	if (check_dir(argv[optind], " (only directory trees can be marked)"))
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
 	if (!abs) {
 		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
-	mfd = shift_build(abs, &opts, &info);
+	mfd = shift_build(abs, &opts);
 	if (mfd < 0)
 		return EXIT_FAILURE;
 	if (move_mount(mfd, "", AT_FDCWD, abs, MOVE_MOUNT_F_EMPTY_PATH)) {
@@ -126,38 +73,6 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 	}
 	options = idmap_format_options(&ms.uid, &ms.gid);
 	sc_debug("%s marked with %s", abs, options ? options : "?");
-	return EXIT_SUCCESS;
-}
-
-int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv)
-{
-	_cleanup_free_ char *abs = NULL;
-	int ret;
-
-	ret = plain_options(cmd, argc, argv);
-	if (ret >= 0)
-		return ret;
-	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "expected DIR");
-	if (need_privileges())
-		return EXIT_FAILURE;
-	abs = realpath(argv[optind], NULL);
-	if (!abs) {
-		warn("%s", argv[optind]);
-		return EXIT_FAILURE;
-	}
-	ret = top_is_mark(abs);
-	if (ret < 0)
-		return EXIT_FAILURE;
-	if (!ret) {
-		warnx("%s: not marked (no shiftfs mark is the top mount there)",
-			 argv[optind]);
-		return EXIT_FAILURE;
-	}
-	if (umount2(abs, UMOUNT_NOFOLLOW)) {
-		warn("%s: cannot unmark", argv[optind]);
-		return EXIT_FAILURE;
-	}
 	return EXIT_SUCCESS;
 }
 
@@ -173,7 +88,6 @@ int mount_from_mark(const char *src, const char *dst, bool ro)
 	struct idmap uid, gid, none;
 	struct shift_opts opts = { .uid = &none, .gid = &none,
 				   .kind = SHIFT_FROM_MARK, .ro = ro };
-	struct shift_info info;
 	_cleanup_close_ int mfd = -EBADF;
 	char err[512];
 	int ret;
@@ -197,7 +111,7 @@ int mount_from_mark(const char *src, const char *dst, bool ro)
 	fflush(stdout);
 	if (need_cap_sys_admin("in this user namespace: run it as the namespace's root"))
 		return -1;
-	mfd = shift_build(src, &opts, &info);
+	mfd = shift_build(src, &opts);
 	if (mfd < 0) {
 		warnx("%s: the kernel refused the mount from a mark (see its reasons above)",
 			 src);

@@ -89,19 +89,63 @@ static int mkdir_p(const char *path, uid_t uid, gid_t gid,
 	return 0;
 }
 
-static int check_dir(const char *path)
-{
-	struct stat st;
+/* The long options mount and attach share, the table's end. */
+#define MOUNT_LONGOPTS \
+	{ "ro",             no_argument,       NULL, 'r' }, \
+	{ "allow-identity", no_argument,       NULL, OPT_ALLOW_IDENTITY }, \
+	{ "suid",           no_argument,       NULL, OPT_SUID }, \
+	{ "help",           no_argument,       NULL, 'h' }, \
+	{ "version",        no_argument,       NULL, 'V' }, \
+	{ NULL, 0, NULL, 0 }
 
-	if (stat(path, &st)) {
-		warn("%s", path);
-		return -errno;
+/* What mount and attach share: their options and the shifted mount. */
+struct mount_args {
+	struct map_source ms;	/* mount only */
+	struct shift_opts opts;
+	bool allow_identity;
+	char *path;		/* attach --path */
+};
+
+/*
+ * The options of mount (maps, a map source) or attach (--path): longopts
+ * and optstring say which.  -1 to go on, else the exit status.
+ */
+static int mount_options(const struct sc_cmd *cmd, int argc, char **argv,
+			 const struct option *longopts, const char *optstring,
+			 struct mount_args *a)
+{
+	int c, ret;
+
+	map_source_init(&a->ms);
+	a->opts = (struct shift_opts){ .uid = &a->ms.uid, .gid = &a->ms.gid };
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		ret = map_source_option(cmd, &a->ms, c, optarg);
+		if (ret >= 0) {
+			if (ret)
+				return ret;
+			continue;
+		}
+		switch (c) {
+		case 'P':
+			free(a->path);
+			a->path = strdup(optarg);
+			if (!a->path)
+				err(EXIT_FAILURE, "--path");
+			break;
+		case 'r':
+			a->opts.ro = true;
+			break;
+		case OPT_SUID:
+			a->opts.suid = true;
+			break;
+		case OPT_ALLOW_IDENTITY:
+			a->allow_identity = true;
+			break;
+		default:
+			return common_option(cmd, c);
+		}
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		warnx("%s: not a directory", path);
-		return -ENOTDIR;
-	}
-	return 0;
+	return -1;
 }
 
 int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
@@ -111,74 +155,42 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "gidmap",         required_argument, NULL, 'g' },
 		{ "pid",            required_argument, NULL, 'p' },
 		{ "container",      required_argument, NULL, 'c' },
-		{ "ro",             no_argument,       NULL, 'r' },
-		{ "allow-identity", no_argument,       NULL, OPT_ALLOW_IDENTITY },
-		{ "suid",           no_argument,       NULL, OPT_SUID },
-		{ "help",           no_argument,       NULL, 'h' },
-		{ "version",        no_argument,       NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
+		MOUNT_LONGOPTS
 	};
-	const char *src, *dst;
-	struct map_source ms;
-	struct shift_opts opts = { .uid = &ms.uid, .gid = &ms.gid };
-	struct shift_info info;
+	struct mount_args a = { .path = NULL };
+	struct map_source *ms = &a.ms;
 	_cleanup_close_ int mfd = -EBADF;
-	bool allow_identity = false;
-	int c, ret;
+	const char *src, *dst;
+	int ret;
 
-	map_source_init(&ms);
-	while ((c = getopt_long(argc, argv, "u:g:p:c:rhV", longopts, NULL)) != -1) {
-		ret = map_source_option(cmd, &ms, c, optarg);
-		if (ret >= 0) {
-			if (ret)
-				return ret;
-			continue;
-		}
-		switch (c) {
-		case 'r':
-			opts.ro = true;
-			break;
-		case OPT_ALLOW_IDENTITY:
-			allow_identity = true;
-			break;
-		case OPT_SUID:
-			opts.suid = true;
-			break;
-		case 'h':
-			cmd_usage(cmd, stdout);
-			return EXIT_SUCCESS;
-		case 'V':
-			print_version();
-			return EXIT_SUCCESS;
-		default:
-			return cmd_usage_error(cmd, NULL);
-		}
-	}
+	ret = mount_options(cmd, argc, argv, longopts, "u:g:p:c:rhV", &a);
+	if (ret >= 0)
+		return ret;
 	if (argc - optind != 2)
 		return cmd_usage_error(cmd, "expected SRC and DST");
 	src = argv[optind];
 	dst = argv[optind + 1];
-	ret = map_source_check(cmd, &ms);
+	ret = map_source_check(cmd, ms);
 	if (ret)
 		return ret;
 	/* Root of a user namespace: the kernel takes the maps from it. */
-	if (!map_source_from_process(&ms) && !ms.uid.nr && !ms.gid.nr &&
+	if (!map_source_from_process(ms) && !ms->uid.nr && !ms->gid.nr &&
 	    in_user_namespace()) {
-		if (check_dir(dst))
+		if (check_dir(dst, ""))
 			return EXIT_FAILURE;
-		return mount_from_mark(src, dst, opts.ro) ? EXIT_FAILURE
-							  : EXIT_SUCCESS;
+		return mount_from_mark(src, dst, a.opts.ro) ? EXIT_FAILURE
+							    : EXIT_SUCCESS;
 	}
-	if (!map_source_from_process(&ms) && !ms.uid.nr && !ms.gid.nr)
+	if (!map_source_from_process(ms) && !ms->uid.nr && !ms->gid.nr)
 		return cmd_usage_error(cmd, "no maps: give --uidmap/--gidmap, --pid or --container");
 
 	if (need_privileges())
 		return EXIT_FAILURE;
-	if (map_source_resolve(&ms, allow_identity))
+	if (map_source_resolve(ms, a.allow_identity))
 		return EXIT_FAILURE;
-	if (check_dir(dst))
+	if (check_dir(dst, ""))
 		return EXIT_FAILURE;
-	mfd = shift_build(src, &opts, &info);
+	mfd = shift_build(src, &a.opts);
 	if (mfd < 0)
 		return EXIT_FAILURE;
 	if (move_mount(mfd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH)) {
@@ -188,70 +200,81 @@ int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
-/* path must be the top mount of its mount point, and a shiftfs one. */
-static int check_shiftfs_mount(FILE *mountinfo, const char *path,
-			       const char *shown)
+/*
+ * Unmount the top mount on abs (shown: as the user named it), which must
+ * be a shiftfs mount, and a mark if mark is set; mountinfo NULL: ours.
+ */
+static int unmount_shiftfs(FILE *mountinfo, const char *abs,
+			   const char *shown, bool mark)
 {
-	_cleanup_free_ char *type = NULL;
+	struct top_mount top;
 	int ret;
 
-	ret = find_mount(mountinfo, path, &type);
-	if (ret == -ENOENT) {
-		warnx("%s: not a mount point", shown);
-		return ret;
-	}
-	if (ret) {
+	ret = find_top_mount(mountinfo, abs, &top);
+	if (ret && ret != -ENOENT) {
 		warnc(-ret, "%s: cannot read the mount table", shown);
 		return ret;
 	}
-	if (strcmp(type, "shiftfs")) {
-		warnx("%s: not a shiftfs mount (it is %s)", shown, type);
+	if (mark && (ret || !top.mark)) {
+		warnx("%s: not marked (no shiftfs mark is the top mount there)",
+		      shown);
 		return -EINVAL;
 	}
-	return 0;
-}
-
-static int do_umount(const char *path, const char *shown)
-{
-	if (!umount2(path, UMOUNT_NOFOLLOW))
+	if (ret) {
+		warnx("%s: not a mount point", shown);
+		return ret;
+	}
+	if (strcmp(top.fstype, "shiftfs")) {
+		warnx("%s: not a shiftfs mount (it is %s)", shown, top.fstype);
+		return -EINVAL;
+	}
+	if (!umount2(abs, UMOUNT_NOFOLLOW))
 		return 0;
-	if (errno == EBUSY)
+	ret = -errno;
+	if (ret == -EBUSY)
 		warnx("%s: cannot unmount: busy (files open or a process's cwd under it)",
-			 shown);
+		      shown);
 	else
-		warn("%s: cannot unmount", shown);
-	return -1;
+		warnc(-ret, "%s: cannot %s", shown, mark ? "unmark" : "unmount");
+	return ret;
 }
 
-int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv)
+/* umount DST and unmark DIR: one operand, a shiftfs mount (a mark) on it */
+static int unmount_cmd(const struct sc_cmd *cmd, int argc, char **argv,
+		       bool mark)
 {
 	_cleanup_free_ char *abs = NULL;
-	FILE *mi;
 	int ret;
 
 	ret = plain_options(cmd, argc, argv);
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
-		return cmd_usage_error(cmd, "expected DST");
-	/* a user namespace's root may unmount what it mounted from a mark */
-	if (need_cap_sys_admin("run it as root, or as root of the user namespace that mounted it"))
+		return cmd_usage_error(cmd, mark ? "expected DIR" : "expected DST");
+	/*
+	 * Marks are host root's; a user namespace's root may unmount what it
+	 * mounted from a mark.
+	 */
+	if (mark ? need_privileges() :
+	    need_cap_sys_admin("run it as root, or as root of the user namespace that mounted it"))
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
 	if (!abs) {
 		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
-	mi = fopen("/proc/self/mountinfo", "re");
-	if (!mi) {
-		warn("/proc/self/mountinfo");
-		return EXIT_FAILURE;
-	}
-	ret = check_shiftfs_mount(mi, abs, argv[optind]);
-	fclose(mi);
-	if (ret || do_umount(abs, argv[optind]))
-		return EXIT_FAILURE;
-	return EXIT_SUCCESS;
+	return unmount_shiftfs(NULL, abs, argv[optind], mark) ? EXIT_FAILURE
+								: EXIT_SUCCESS;
+}
+
+int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	return unmount_cmd(cmd, argc, argv, false);
+}
+
+int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv)
+{
+	return unmount_cmd(cmd, argc, argv, true);
 }
 
 static int open_mntns(pid_t pid)
@@ -300,52 +323,22 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "path",           required_argument, NULL, 'P' },
-		{ "ro",             no_argument,       NULL, 'r' },
-		{ "allow-identity", no_argument,       NULL, OPT_ALLOW_IDENTITY },
-		{ "suid",           no_argument,       NULL, OPT_SUID },
-		{ "help",           no_argument,       NULL, 'h' },
-		{ "version",        no_argument,       NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
+		MOUNT_LONGOPTS
 	};
 	_cleanup_close_ int nsfd = -EBADF, mfd = -EBADF;
-	_cleanup_free_ char *path = NULL;
+	struct mount_args a = { .path = NULL };
 	struct created_dirs dirs = { NULL, 0 };
-	struct idmap uid, gid;
-	struct shift_opts opts = { .uid = &uid, .gid = &gid };
-	struct shift_info info;
 	const char *container, *image;
-	bool allow_identity = false;
+	_cleanup_free_ char *path = NULL;
 	int64_t root_uid, root_gid;
-	int c, ret = EXIT_FAILURE;
 	pid_t pid;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "P:rhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'P':
-			free(path);
-			path = strdup(optarg);
-			if (!path)
-				return EXIT_FAILURE;
-			break;
-		case 'r':
-			opts.ro = true;
-			break;
-		case OPT_ALLOW_IDENTITY:
-			allow_identity = true;
-			break;
-		case OPT_SUID:
-			opts.suid = true;
-			break;
-		case 'h':
-			cmd_usage(cmd, stdout);
-			return EXIT_SUCCESS;
-		case 'V':
-			print_version();
-			return EXIT_SUCCESS;
-		default:
-			return cmd_usage_error(cmd, NULL);
-		}
-	}
+	ret = mount_options(cmd, argc, argv, longopts, "P:rhV", &a);
+	path = a.path;
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAILURE;
 	if (argc - optind != 2)
 		return cmd_usage_error(cmd, "expected CONTAINER and IMAGE");
 	container = argv[optind];
@@ -362,14 +355,14 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 	if (need_privileges())
 		return EXIT_FAILURE;
 	if (container_resolve(container, &pid) ||
-	    pid_maps(pid, allow_identity, &uid, &gid))
+	    pid_maps(pid, a.allow_identity, &a.ms.uid, &a.ms.gid))
 		return EXIT_FAILURE;
 	nsfd = open_mntns(pid);
 	if (nsfd < 0)
 		return EXIT_FAILURE;
 
 	/* built in the host, where IMAGE's path means something */
-	mfd = shift_build(image, &opts, &info);
+	mfd = shift_build(image, &a.opts);
 	if (mfd < 0)
 		return EXIT_FAILURE;
 	if (enter_mntns(nsfd, container))
@@ -377,8 +370,8 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 	sc_debug("in the mount namespace of pid %d", (int)pid);
 
 	/* directories we make belong to the container's root, if it has one */
-	root_uid = idmap_map(&uid, 0);
-	root_gid = idmap_map(&gid, 0);
+	root_uid = idmap_map(&a.ms.uid, 0);
+	root_gid = idmap_map(&a.ms.gid, 0);
 	if (mkdir_p(path, root_uid < 0 ? 0 : (uid_t)root_uid,
 		    root_gid < 0 ? 0 : (gid_t)root_gid, &dirs))
 		goto out;
@@ -446,9 +439,9 @@ int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	mifd = -EBADF;	/* fclose() owns it now */
-	ret = check_shiftfs_mount(mi, abs, path);
+	ret = unmount_shiftfs(mi, abs, path, false);
 	fclose(mi);
-	if (ret || do_umount(abs, path))
+	if (ret)
 		return EXIT_FAILURE;
 	/* the default mount point is ours: remove it if nothing else is there */
 	if (!strncmp(abs, "/mnt/shiftfs-", 13))

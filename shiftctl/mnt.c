@@ -333,9 +333,9 @@ out:
 	return mfd;
 }
 
-int shift_build(const char *src, const struct shift_opts *o,
-		struct shift_info *info)
+int shift_build(const char *src, const struct shift_opts *o)
 {
+	char loopdev[32] = "", fstype[32];
 	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF;
 	_cleanup_free_ char *abs = NULL;
 	const char *dev = src;
@@ -343,7 +343,6 @@ int shift_build(const char *src, const struct shift_opts *o,
 	struct stat st;
 	int ret;
 
-	memset(info, 0, sizeof(*info));
 	if (stat(src, &st)) {
 		ret = -errno;
 		warnc(-ret, "%s", src);
@@ -374,17 +373,16 @@ int shift_build(const char *src, const struct shift_opts *o,
 				      false, NULL);
 	}
 
-	ret = probe_type(abs, info->fstype, sizeof(info->fstype));
+	ret = probe_type(abs, fstype, sizeof(fstype));
 	if (ret)
 		return ret;
 	if (S_ISREG(st.st_mode)) {
-		loopfd = loop_attach(abs, o->ro, info->loopdev,
-				     sizeof(info->loopdev));
+		loopfd = loop_attach(abs, o->ro, loopdev, sizeof(loopdev));
 		if (loopfd < 0)
 			return loopfd;
-		dev = info->loopdev;
+		dev = loopdev;
 	}
-	lowerfd = lower_mount(dev, info->fstype, o->ro, src);
+	lowerfd = lower_mount(dev, fstype, o->ro, src);
 	if (lowerfd < 0)
 		return lowerfd;
 	/* the mounted filesystem holds the loop device from now on */
@@ -394,22 +392,20 @@ int shift_build(const char *src, const struct shift_opts *o,
 				   shift_mount_attr(o->kind, o->ro, o->suid, 0));
 }
 
-/*
- * The filesystem type of the top mount on target in a mountinfo stream
- * (read with libmount); -ENOENT if target is not a mount point.
- */
-int find_mount(FILE *mountinfo, const char *target, char **fstype)
+int find_top_mount(FILE *mountinfo, const char *target, struct top_mount *top)
 {
 	struct libmnt_table *tb;
 	struct libmnt_fs *fs;
-	const char *type;
+	const char *type, *opts;
 	int ret = 0;
 
 	tb = mnt_new_table();
 	if (!tb)
 		return -ENOMEM;
-	if (mnt_table_parse_stream(tb, mountinfo, "mountinfo")) {
-		ret = -EIO;
+	ret = mountinfo ? mnt_table_parse_stream(tb, mountinfo, "mountinfo")
+			: mnt_table_parse_file(tb, "/proc/self/mountinfo");
+	if (ret) {
+		ret = ret < 0 ? ret : -EIO;
 		goto out;
 	}
 	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
@@ -418,9 +414,10 @@ int find_mount(FILE *mountinfo, const char *target, char **fstype)
 		goto out;
 	}
 	type = mnt_fs_get_fstype(fs);
-	*fstype = strdup(type ? type : "?");
-	if (!*fstype)
-		ret = -ENOMEM;
+	snprintf(top->fstype, sizeof(top->fstype), "%s", type ? type : "?");
+	opts = mnt_fs_get_fs_options(fs);
+	top->mark = mnt_fs_match_fstype(fs, "shiftfs") && opts &&
+		    !mnt_optstr_get_option(opts, "mark", NULL, NULL);
 out:
 	mnt_unref_table(tb);
 	return ret;

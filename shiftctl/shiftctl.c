@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/stat.h>
 
 #include "shiftctl.h"
 
@@ -246,6 +247,20 @@ int need_privileges(void)
 	return 0;
 }
 
+int common_option(const struct sc_cmd *cmd, int c)
+{
+	switch (c) {
+	case 'h':
+		cmd_usage(cmd, stdout);
+		return EXIT_SUCCESS;
+	case 'V':
+		print_version();
+		return EXIT_SUCCESS;
+	default:
+		return cmd_usage_error(cmd, NULL);
+	}
+}
+
 /* Only "-h" and "-V": the commands whose arguments are all operands. */
 int plain_options(const struct sc_cmd *cmd, int argc, char **argv)
 {
@@ -256,19 +271,25 @@ int plain_options(const struct sc_cmd *cmd, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cmd_usage(cmd, stdout);
-			return EXIT_SUCCESS;
-		case 'V':
-			print_version();
-			return EXIT_SUCCESS;
-		default:
-			return cmd_usage_error(cmd, NULL);
-		}
+	c = getopt_long(argc, argv, "hV", longopts, NULL);
+	return c == -1 ? -1 : common_option(cmd, c);
+}
+
+int check_dir(const char *path, const char *why)
+{
+	struct stat st;
+	int e;
+
+	if (stat(path, &st)) {
+		e = errno;
+		warn("%s", path);
+		return -e;
 	}
-	return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		warnx("%s: not a directory%s", path, why);
+		return -ENOTDIR;
+	}
+	return 0;
 }
 
 static const struct sc_cmd *find_cmd(const char *name)

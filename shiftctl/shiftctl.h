@@ -67,8 +67,13 @@ int need_cap_sys_admin(const char *hint);
 /* CAP_SYS_ADMIN in the initial user namespace, or say so */
 int need_privileges(void);
 bool all_digits(const char *s);
+/* getopt's -h, -V and errors, common to every command: the exit status */
+int common_option(const struct sc_cmd *cmd, int c);
 /* -h and -V only: -1 to go on, else the exit status */
 int plain_options(const struct sc_cmd *cmd, int argc, char **argv);
+/* path is a directory, or say what it is not (why: " (...)" or "") */
+int check_dir(const char *path, const char *why);
+bool in_user_namespace(void);
 
 /* container.c */
 int container_resolve(const char *name, pid_t *pid);
@@ -106,18 +111,21 @@ struct shift_opts {
 	bool suid;	/* --suid: do not add nosuid (mntattr.h) */
 };
 
-struct shift_info {
-	char loopdev[32];	/* "" unless SRC was an image file */
-	char fstype[32];	/* the image's filesystem type */
+int shift_build(const char *src, const struct shift_opts *opts);
+
+/* The top mount on a mount point, as a mountinfo table shows it. */
+struct top_mount {
+	char fstype[32];
+	bool mark;	/* a shiftfs mark */
 };
 
-int shift_build(const char *src, const struct shift_opts *opts,
-		struct shift_info *info);
-int find_mount(FILE *mountinfo, const char *target, char **fstype);
+/* -ENOENT if target is not a mount point; mountinfo NULL: our own */
+int find_top_mount(FILE *mountinfo, const char *target, struct top_mount *top);
 
 /* cmd_mount.c */
 int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv);
+int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv);
 
@@ -128,8 +136,6 @@ int cmd_check(const struct sc_cmd *cmd, int argc, char **argv);
 
 /* cmd_mark.c */
 int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv);
-int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv);
 int mount_from_mark(const char *src, const char *dst, bool ro);
-bool in_user_namespace(void);
 
 #endif /* SHIFTCTL_H */
