@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shiftctl maps, list, check.
+ * shiftctl maps, check.
  */
 #include <fcntl.h>
 #include <dirent.h>
 #include <getopt.h>
-#include <libmount.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -14,7 +13,6 @@
 
 #include "json.h"
 #include "shiftctl.h"
-#include "source.h"
 
 enum {
 	OPT_ALLOW_IDENTITY = CHAR_MAX + 1,
@@ -26,7 +24,7 @@ struct info_opts {
 };
 
 /*
- * Options shared by maps, list and check.  Returns -1 to go on, or the
+ * Options shared by maps and check.  Returns -1 to go on, or the
  * exit status (help, version, usage error).
  */
 static int info_options(const struct sc_cmd *cmd, int argc, char **argv,
@@ -92,162 +90,6 @@ int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv)
 	json_string(stdout, options);
 	fputs("}\n", stdout);
 	return EXIT_SUCCESS;
-}
-
-struct list_row {
-	const char *target;
-	const char *source;
-	const char *mode;	/* "ro", "rw", or "mark" for a mark */
-	bool mark;
-	char *options;		/* uidmap=...,gidmap=... as the kernel shows them */
-	char device[48];	/* "/dev/loop0" for an image, else "" */
-	char *image;		/* the image file behind device, if known */
-	struct idmap uid, gid;
-	bool maps_ok;
-};
-
-/*
- * A shiftfs mount of an image file shows the temporary directory its
- * lower filesystem was on as its source; the name of that directory
- * gives the device, and the loop driver the image file behind it.
- */
-static void find_image(struct list_row *r)
-{
-	char dev[40], path[96];
-	char *text = NULL;
-	size_t n;
-
-	if (source_tmpdir_dev(r->source, dev, sizeof(dev)))
-		return;
-	snprintf(r->device, sizeof(r->device), "/dev/%s", dev);
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", dev);
-	if (read_text(path, &text))
-		return;
-	n = strlen(text);
-	while (n && text[n - 1] == '\n')
-		text[--n] = '\0';
-	r->image = text;
-}
-
-static const char *shown_source(const struct list_row *r)
-{
-	if (r->image)
-		return r->image;
-	if (*r->device)
-		return r->device;
-	return r->source;
-}
-
-static void list_text(struct list_row *rows, size_t n)
-{
-	int wt = (int)strlen("TARGET"), ws = (int)strlen("SOURCE");
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if ((int)strlen(rows[i].target) > wt)
-			wt = (int)strlen(rows[i].target);
-		if ((int)strlen(shown_source(&rows[i])) > ws)
-			ws = (int)strlen(shown_source(&rows[i]));
-	}
-	printf("%-*s %-*s %-4s %s\n", wt, "TARGET", ws, "SOURCE", "MODE", "MAPS");
-	for (i = 0; i < n; i++)
-		printf("%-*s %-*s %-4s %s\n", wt, rows[i].target, ws,
-		       shown_source(&rows[i]), rows[i].mode,
-		       rows[i].options && *rows[i].options ? rows[i].options : "-");
-}
-
-static void list_json(struct list_row *rows, size_t n)
-{
-	size_t i;
-
-	fputs("{\"filesystems\":[", stdout);
-	for (i = 0; i < n; i++) {
-		fputs(i ? ",{\"target\":" : "{\"target\":", stdout);
-		json_string(stdout, rows[i].target);
-		fputs(",\"source\":", stdout);
-		json_string(stdout, rows[i].source);
-		fputs(",\"device\":", stdout);
-		json_string(stdout, *rows[i].device ? rows[i].device : NULL);
-		fputs(",\"image\":", stdout);
-		json_string(stdout, rows[i].image);
-		printf(",\"ro\":%s,\"mark\":%s,\"options\":",
-		       strcmp(rows[i].mode, "ro") ? "false" : "true",
-		       rows[i].mark ? "true" : "false");
-		json_string(stdout, rows[i].options);
-		if (rows[i].maps_ok) {
-			fputs(",\"uidmap\":", stdout);
-			json_idmap(stdout, &rows[i].uid);
-			fputs(",\"gidmap\":", stdout);
-			json_idmap(stdout, &rows[i].gid);
-		}
-		fputc('}', stdout);
-	}
-	fputs("]}\n", stdout);
-}
-
-int cmd_list(const struct sc_cmd *cmd, int argc, char **argv)
-{
-	struct libmnt_table *tb = NULL;
-	struct libmnt_iter *itr = NULL;
-	struct list_row *rows = NULL, *r;
-	struct libmnt_fs *fs;
-	size_t n = 0, i;
-	struct info_opts o;
-	int ret;
-
-	ret = info_options(cmd, argc, argv, &o, false);
-	if (ret >= 0)
-		return ret;
-	if (argc - optind != 0)
-		return cmd_usage_error(cmd, "takes no arguments");
-
-	ret = EXIT_FAILURE;
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	itr = mnt_new_iter(MNT_ITER_FORWARD);
-	if (!tb || !itr) {
-		warnx("/proc/self/mountinfo: cannot read the mount table");
-		goto out;
-	}
-	while (mnt_table_next_fs(tb, itr, &fs) == 0) {
-		const char *opts = mnt_fs_get_fs_options(fs);
-		const char *vfs = mnt_fs_get_vfs_options(fs);
-
-		if (!mnt_fs_match_fstype(fs, "shiftfs"))
-			continue;
-		r = realloc(rows, (n + 1) * sizeof(*rows));
-		if (!r) {
-			warnx("out of memory");
-			goto out;
-		}
-		rows = r;
-		r = &rows[n++];
-		memset(r, 0, sizeof(*r));
-		r->target = mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?";
-		r->source = mnt_fs_get_source(fs) ? mnt_fs_get_source(fs) : "?";
-		r->mark = opts && mnt_optstr_get_option(opts, "mark", NULL, NULL) == 0;
-		r->mode = r->mark ? "mark" :
-			  vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0 ?
-			  "ro" : "rw";
-		r->maps_ok = idmap_parse_options(opts ? opts : "", &r->uid,
-						 &r->gid, NULL, 0) == 0;
-		find_image(r);
-		r->options = r->maps_ok ? idmap_format_options(&r->uid, &r->gid)
-					: strdup(opts ? opts : "");
-	}
-	if (o.json)
-		list_json(rows, n);
-	else if (n)
-		list_text(rows, n);
-	ret = EXIT_SUCCESS;
-out:
-	for (i = 0; i < n; i++) {
-		free(rows[i].options);
-		free(rows[i].image);
-	}
-	free(rows);
-	mnt_free_iter(itr);
-	mnt_unref_table(tb);
-	return ret;
 }
 
 /* check */

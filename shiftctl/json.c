@@ -3,6 +3,8 @@
  * JSON string escaping and id-map output for shiftctl --json.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 
@@ -82,4 +84,30 @@ void json_idmap(FILE *f, const struct idmap *map)
 			i ? "," : "", map->ext[i].from, map->ext[i].to,
 			map->ext[i].count);
 	fputc(']', f);
+}
+
+char *utf8_sanitize(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char *out, *o;
+	int n;
+
+	/* each invalid byte grows to 3 (U+FFFD) */
+	out = malloc(strlen(str) * 3 + 1);
+	if (!out)
+		return NULL;
+	for (o = out; *s; ) {
+		n = utf8_len(s);
+		if (n) {
+			memcpy(o, s, (size_t)n);
+			o += n;
+			s += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			s++;
+		}
+	}
+	*o = '\0';
+	return out;
 }

@@ -16,6 +16,12 @@
  */
 void json_string(FILE *f, const char *s);
 
+/*
+ * A malloc()ed copy of s with each byte that is not part of valid UTF-8
+ * replaced by U+FFFD, for libsmartcols' JSON (which passes bytes through).
+ */
+char *utf8_sanitize(const char *s);
+
 /* [{"from":F,"to":T,"count":C},...] */
 void json_idmap(FILE *f, const struct idmap *map);
 

@@ -18,63 +18,86 @@
 	" -V, --version                display version\n"
 
 static const struct sc_cmd commands[] = {
-	{ "mount", cmd_mount,
-	  "[options] SRC DST",
-	  "mount directory or image file SRC shifted on DST",
-	  " -u, --uidmap FROM:TO:COUNT   underlying uid FROM+i shows as TO+i (repeatable)\n"
-	  " -g, --gidmap FROM:TO:COUNT   underlying gid FROM+i shows as TO+i (repeatable)\n"
-	  " -p, --pid PID                take the maps from the user namespace of PID\n"
-	  " -c, --container NAME         take the maps from the init of container NAME\n"
-	  " -r, --ro                     mount read-only (and the image, if any)\n"
-	  "     --suid                   honour setuid bits and file capabilities\n"
-	  "                                (default: nosuid; see below)\n"
-	  "     --allow-identity         accept a PID outside any user namespace\n",
-	  "The mount is nodev and nosuid, and noexec or nosuid if SRC's mount is.\n"
-	  "Use --suid only for a tree whose setuid binaries are the container's\n"
-	  "own, e.g. its rootfs; never with a map that hands out ids host users\n"
-	  "do not own.\n"
-	  "In a user namespace, without maps: mount from the mark on SRC with\n"
-	  "the namespace's own maps.\n" },
-	{ "umount", cmd_umount,
-	  "DST",
-	  "unmount the shiftfs mount on DST (and release its loop device)",
-	  "", NULL },
-	{ "attach", cmd_attach,
-	  "[options] CONTAINER IMAGE",
-	  "graft directory or image file IMAGE, shifted, into a running container",
-	  " -P, --path PATH              where in the container (default /mnt/shiftfs-<name of IMAGE>)\n"
-	  " -r, --ro                     attach read-only\n"
-	  "     --suid                   honour setuid bits and file capabilities\n"
-	  "                                (default: nosuid, as for mount)\n"
-	  "     --allow-identity         accept a container outside any user namespace\n", NULL },
-	{ "detach", cmd_detach,
-	  "CONTAINER PATH",
-	  "unmount an attached image from a running container",
-	  "", NULL },
-	{ "maps", cmd_maps,
-	  "[options] PID|CONTAINER",
-	  "print the uidmap=,gidmap= options derived from a process or container",
-	  " -J, --json                   use JSON output format\n"
-	  "     --allow-identity         accept a process outside any user namespace\n", NULL },
-	{ "mark", cmd_mark,
-	  "[options] DIR",
-	  "let user namespaces with allowed maps shift-mount DIR",
-	  " -u, --uidmap FROM:TO:COUNT   allow underlying uid FROM+i shown as TO+i (repeatable)\n"
-	  " -g, --gidmap FROM:TO:COUNT   allow underlying gid FROM+i shown as TO+i (repeatable)\n"
-	  " -p, --pid PID                allow the maps of the user namespace of PID\n"
-	  " -c, --container NAME         allow the maps of container NAME\n", NULL },
-	{ "unmark", cmd_unmark,
-	  "DIR",
-	  "drop the mark of DIR (mounts made from it stay)",
-	  "", NULL },
-	{ "list", cmd_list,
-	  "[options]",
-	  "list shiftfs mounts and their maps",
-	  " -J, --json                   use JSON output format\n", NULL },
-	{ "check", cmd_check,
-	  "[options]",
-	  "report what this kernel supports",
-	  " -J, --json                   use JSON output format\n", NULL },
+	{ .name = "mount", .handler = cmd_mount,
+	  .args = "[options] SRC DST",
+	  .help = "mount directory or image file SRC shifted on DST",
+	  .options =
+		" -u, --uidmap FROM:TO:COUNT   underlying uid FROM+i shows as TO+i (repeatable)\n"
+		" -g, --gidmap FROM:TO:COUNT   underlying gid FROM+i shows as TO+i (repeatable)\n"
+		" -p, --pid PID                take the maps from the user namespace of PID\n"
+		" -c, --container NAME         take the maps from the init of container NAME\n"
+		" -r, --ro                     mount read-only (and the image, if any)\n"
+		"     --suid                   honour setuid bits and file capabilities\n"
+		"                                (default: nosuid; see below)\n"
+		"     --allow-identity         accept a PID outside any user namespace\n",
+	  .notes =
+		"The mount is nodev and nosuid, and noexec or nosuid if SRC's mount is.\n"
+		"Use --suid only for a tree whose setuid binaries are the container's\n"
+		"own, e.g. its rootfs; never with a map that hands out ids host users\n"
+		"do not own.\n"
+		"In a user namespace, without maps: mount from the mark on SRC with\n"
+		"the namespace's own maps.\n",
+	},
+	{ .name = "umount", .handler = cmd_umount,
+	  .args = "DST",
+	  .help =
+		"unmount the shiftfs mount on DST (and release its loop device)",
+	  .options = "",
+	},
+	{ .name = "attach", .handler = cmd_attach,
+	  .args = "[options] CONTAINER IMAGE",
+	  .help =
+		"graft directory or image file IMAGE, shifted, into a running container",
+	  .options =
+		" -P, --path PATH              where in the container (default /mnt/shiftfs-<name of IMAGE>)\n"
+		" -r, --ro                     attach read-only\n"
+		"     --suid                   honour setuid bits and file capabilities\n"
+		"                                (default: nosuid, as for mount)\n"
+		"     --allow-identity         accept a container outside any user namespace\n",
+	},
+	{ .name = "detach", .handler = cmd_detach,
+	  .args = "CONTAINER PATH",
+	  .help = "unmount an attached image from a running container",
+	  .options = "",
+	},
+	{ .name = "maps", .handler = cmd_maps,
+	  .args = "[options] PID|CONTAINER",
+	  .help =
+		"print the uidmap=,gidmap= options derived from a process or container",
+	  .options =
+		" -J, --json                   use JSON output format\n"
+		"     --allow-identity         accept a process outside any user namespace\n",
+	},
+	{ .name = "mark", .handler = cmd_mark,
+	  .args = "[options] DIR",
+	  .help = "let user namespaces with allowed maps shift-mount DIR",
+	  .options =
+		" -u, --uidmap FROM:TO:COUNT   allow underlying uid FROM+i shown as TO+i (repeatable)\n"
+		" -g, --gidmap FROM:TO:COUNT   allow underlying gid FROM+i shown as TO+i (repeatable)\n"
+		" -p, --pid PID                allow the maps of the user namespace of PID\n"
+		" -c, --container NAME         allow the maps of container NAME\n",
+	},
+	{ .name = "unmark", .handler = cmd_unmark,
+	  .args = "DIR",
+	  .help = "drop the mark of DIR (mounts made from it stay)",
+	  .options = "",
+	},
+	{ .name = "list", .handler = cmd_list,
+	  .args = "[options]",
+	  .help = "list shiftfs mounts and their maps",
+	  .options =
+		" -J, --json                   use JSON output format\n"
+		" -r, --raw                    use raw output format\n"
+		" -n, --noheadings             don't print headings\n"
+		" -o, --output LIST            the columns to show (+LIST: add to the\n"
+		"                                default TARGET,SOURCE,MODE,NOSUID,MAPS)\n",
+	  .more_help = list_columns_help,
+	},
+	{ .name = "check", .handler = cmd_check,
+	  .args = "[options]",
+	  .help = "report what this kernel supports",
+	  .options = " -J, --json                   use JSON output format\n",
+	},
 };
 
 void sc_debug(const char *fmt, ...)
@@ -123,6 +146,8 @@ void cmd_usage(const struct sc_cmd *cmd, FILE *out)
 	fprintf(out, "Options:\n%s" OPT_HELP_VERSION, cmd->options);
 	if (cmd->notes)
 		fprintf(out, "\n%s", cmd->notes);
+	if (cmd->more_help)
+		cmd->more_help(out);
 	fputs("\nFor more details see shiftctl(8).\n", out);
 }
 

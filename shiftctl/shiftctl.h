@@ -45,6 +45,7 @@ struct sc_cmd {
 	const char *help;	/* one line for shiftctl --help */
 	const char *options;	/* aligned option lines, -h/-V added */
 	const char *notes;	/* paragraphs after the options, or NULL */
+	void (*more_help)(FILE *out);	/* e.g. the output columns, or NULL */
 };
 
 /*
@@ -131,8 +132,11 @@ int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv);
 
 /* cmd_info.c */
 int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv);
-int cmd_list(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_check(const struct sc_cmd *cmd, int argc, char **argv);
+
+/* cmd_list.c */
+int cmd_list(const struct sc_cmd *cmd, int argc, char **argv);
+void list_columns_help(FILE *out);
 
 /* cmd_mark.c */
 int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv);

@@ -194,7 +194,8 @@ mount_dir_explicit_maps() {
 	has out "$W/mnt"
 	has out "uidmap=0:100000:65536"
 	sc 0 list --json
-	has out "\"target\":\"$W/mnt\""
+	has out "\"target\": \"$W/mnt\""
+	has out '"nosuid": true'
 	sc 0 umount "$W/mnt"
 	mounted "$W/mnt" && fail "still mounted"
 	same_mounts
@@ -217,11 +218,15 @@ mount_nosuid_nodev_by_default() {
 	[ "$euid" = 1000 ] || fail "uid 1000 ran a setuid file through the mount with euid $euid"
 	has_opt "$W/mnt" nosuid || fail "default mount is not nosuid"
 	has_opt "$W/mnt" nodev || fail "default mount is not nodev"
+	sc 0 list --raw --noheadings --output TARGET,NOSUID,NODEV
+	has out "$W/mnt 1 1"
 	sc 0 umount "$W/mnt"
 	sc 0 mount --suid -u 100000:0:65536 -g 100000:0:65536 "$W/lower" "$W/mnt"
 	echo "mountinfo: $(mnt_opts "$W/mnt")"
 	has_opt "$W/mnt" nosuid && fail "--suid mount is nosuid"
 	has_opt "$W/mnt" nodev || fail "--suid mount is not nodev"
+	sc 0 list --raw --noheadings --output TARGET,NOSUID,NODEV
+	has out "$W/mnt 0 1"
 	euid=$(/usr/bin/setpriv --reuid 1000 --regid 1000 --clear-groups --inh-caps=-all \
 		"$W/mnt/bash" -p -c 'echo $EUID')
 	[ "$euid" = 0 ] || fail "--suid: setuid file ran with euid $euid, want 0"
@@ -313,8 +318,8 @@ mount_ext4_image() {
 	sc 0 list
 	has out "$W/disk.img"
 	sc 0 list --json
-	has out "\"device\":\"/dev/${loop##*/}\""
-	has out "\"image\":\"$W/disk.img\""
+	has out "\"device\": \"/dev/${loop##*/}\""
+	has out "\"image\": \"$W/disk.img\""
 	sc 0 umount "$W/mnt"
 	same_mounts
 	no_loop "$W/disk.img"
@@ -527,7 +532,7 @@ mark_mount_from_userns_unmark() {
 	sc 0 mark -u 0:100000:65536 -g 0:100000:65536 "$W/lower"
 	[ "$(fstype_of "$W/lower")" = shiftfs ] || fail "no mark on the tree"
 	sc 0 list --json
-	has out '"mark":true'
+	has out '"mark": true'
 	sc 0 list
 	grep -q "^$W/lower .* mark " "$W/out" || fail "list does not show the mark"
 	sc 1 mark -u 0:100000:65536 -g 0:100000:65536 "$W/mnt/../nonexistent"
@@ -579,7 +584,7 @@ mount_340_extents() {
 	[ "$(owner "$W/mnt/user-file")" = 101000:201000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
 	[ "$(owner "$W/mnt/other-file")" = 65534:65534 ] || fail "other-file (5000 > 3399, unmapped): $(owner "$W/mnt/other-file")"
 	sc 0 list --json
-	has out '{"from":3390,"to":103390,"count":10}]'
+	has out '"3390:103390:10"'
 	sc 0 umount "$W/mnt"
 	same_mounts
 }

@@ -205,6 +205,64 @@ run list --json
 if [ $rc -eq 0 ] && json_ok "$tmp/stdout"; then ok "list --json is valid JSON"; else not_ok "list --json is valid JSON"; fi
 run list extra
 expect "list takes no operands" 2 stderr "takes no arguments"
+run list --help
+expect "list --help lists the output columns" 0 stdout "Available output columns:" \
+	stdout "NOSUID" stdout "--output LIST" stdout "--raw" stdout "--noheadings"
+run list --output TARGET,BOGUS
+expect "list --output with an unknown column: exit 2" 2 stderr "unknown column: 'BOGUS'"
+run list --json --raw
+expect "list --json --raw: exit 2" 2 stderr "mutually exclusive"
+
+# list over a mount table of our own (SHIFTCTL_MOUNTINFO): a plain mount,
+# a mark, an image on a loop device, a target that is not UTF-8, a tmpfs.
+{
+	printf '%s\n' '30 25 0:40 / /mnt/a rw,nosuid,nodev,relatime shared:1 - shiftfs /srv/a rw,uidmap=0:100000:65536,gidmap=0:100000:65536'
+	printf '%s\n' '31 25 0:41 / /srv/rootfs rw,relatime - shiftfs /srv/rootfs rw,mark,uidmap=0:100000:65536,gidmap=0:100000:65536'
+	printf '%s\n' '32 25 0:42 / /mnt/b\040c ro,nosuid,nodev,noexec,relatime - shiftfs /run/shiftctl-loop7.AbCdEf ro,uidmap=0:100000:1000,uidmap=1000:1000:1,gidmap=0:100000:65536'
+	printf '%s\n' '33 25 0:43 / /mnt/\377bad rw - shiftfs /x rw,uidmap=0:1:1,gidmap=0:1:1'
+	printf '%s\n' '34 25 0:44 / /tmp rw - tmpfs tmpfs rw'
+} > "$tmp/mountinfo"
+lrun() { SHIFTCTL_MOUNTINFO=$tmp/mountinfo run "$@"; }
+lrun list
+if [ $rc -eq 0 ] && [ "$(head -n 1 "$tmp/stdout" | tr -s ' ')" = "TARGET SOURCE MODE NOSUID MAPS" ] &&
+   grep -qE '^/mnt/a +/srv/a +rw +1 uidmap=0:100000:65536,gidmap=0:100000:65536$' "$tmp/stdout" &&
+   grep -qE '^/srv/rootfs +/srv/rootfs +mark +0 ' "$tmp/stdout" &&
+   grep -qE '^/mnt/b c +/dev/loop7 +ro +1 uidmap=0:100000:1000,uidmap=1000:1000:1,' "$tmp/stdout" &&
+   ! grep -q tmpfs "$tmp/stdout" && [ "$(wc -l < "$tmp/stdout")" -eq 5 ]; then
+	ok "list: a table of the shiftfs mounts with NOSUID"
+else
+	not_ok "list: a table of the shiftfs mounts with NOSUID"
+fi
+lrun list --raw --noheadings --output target,nosuid,nodev,noexec,mode
+if [ $rc -eq 0 ] && [ "$(sed -n 1p "$tmp/stdout")" = "/mnt/a 1 1 0 rw" ] &&
+   [ "$(sed -n 3p "$tmp/stdout")" = '/mnt/b\x20c 1 1 1 ro' ] && [ "$(wc -l < "$tmp/stdout")" -eq 4 ]; then
+	ok "list --raw --noheadings --output"
+else
+	not_ok "list --raw --noheadings --output"
+fi
+lrun list --output +UIDMAP -n
+expect "list --output +COL adds to the defaults" 0 stdout "0:100000:1000,1000:1000:1"
+lrun list --json
+if [ $rc -eq 0 ] && python3 - "$tmp/stdout" <<'PY'
+import json, sys
+fs = json.load(open(sys.argv[1]))["filesystems"]
+assert len(fs) == 4, fs
+a, mark, img, bad = fs
+assert a["target"] == "/mnt/a" and a["source"] == "/srv/a", a
+assert a["nosuid"] is True and a["nodev"] is True and a["noexec"] is False, a
+assert a["ro"] is False and a["mark"] is False and a["device"] is None, a
+assert a["maps"] == "uidmap=0:100000:65536,gidmap=0:100000:65536", a
+assert mark["mark"] is True and mark["nosuid"] is False, mark
+assert img["device"] == "/dev/loop7" and img["ro"] is True and img["noexec"] is True, img
+assert img["uidmap"] == ["0:100000:1000", "1000:1000:1"], img
+assert img["gidmap"] == ["0:100000:65536"], img
+assert bad["target"] == "/mnt/\ufffdbad", bad
+PY
+then
+	ok "list --json: keys, booleans, extent arrays, valid UTF-8"
+else
+	not_ok "list --json: keys, booleans, extent arrays, valid UTF-8"
+fi
 run check --json
 if json_ok "$tmp/stdout" && grep -q '"usable":' "$tmp/stdout"; then ok "check --json is valid JSON"; else not_ok "check --json is valid JSON"; fi
 run check

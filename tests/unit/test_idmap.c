@@ -433,6 +433,27 @@ static void test_json(void)
 	check_json(NULL, "null", __LINE__);
 	end();
 
+	begin("utf8_sanitize: valid UTF-8 kept, each invalid byte U+FFFD");
+	{
+		static const struct { const char *in, *want; } t[] = {
+			{ "/mnt/plain", "/mnt/plain" },
+			{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
+			{ "/mnt/\xff" "bad", "/mnt/\xef\xbf\xbd" "bad" },
+			{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },
+			{ "\xc3", "\xef\xbf\xbd" },
+			{ "", "" },
+		};
+		size_t i;
+		char *got;
+
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			got = utf8_sanitize(t[i].in);
+			CHECK_STR(got, t[i].want);
+			free(got);
+		}
+	}
+	end();
+
 	begin("json: id maps");
 	idmap_init(&uid);
 	CHECK(idmap_add_string(&uid, IDMAP_UID, "0:100000:1000", err, sizeof(err)) == 0);
