@@ -33,7 +33,8 @@ case ${1:-} in
 esac
 
 # Build: compiler, kbuild, userspace libraries shiftctl links.
-pkgs="gcc make libc6-dev pkg-config libmount-dev libcap-dev libblkid-dev"
+pkgs="gcc make libc6-dev pkg-config libmount-dev libcap-dev libblkid-dev
+libsmartcols-dev"
 headers() {
 	for kver in "$@"; do
 		pkgs="$pkgs linux-headers-$kver"
