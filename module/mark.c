@@ -83,6 +83,7 @@ static int shiftfs_map_from_userns(struct fs_context *fc,
 	u32 nr, i;
 
 	nr = READ_ONCE(map->nr_extents);
+	/* Pairs with map_write()'s smp_wmb(): extents before nr_extents. */
 	smp_rmb();
 	if (!nr) {
 		errorfc(fc, "this user namespace has no %s yet", name);
