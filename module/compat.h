@@ -187,4 +187,22 @@ static inline ssize_t shiftfs_iter_write(struct file *real,
 #define SHIFTFS_XATTR_CONST
 #endif
 
+/*
+ * File locks.  6.3 moved their API to <linux/filelock.h>; 6.9 moved the
+ * fields locks and leases share into struct file_lock_core (fl->c.flc_*).
+ * Lvalues, so that one name reads and retargets a request.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#include <linux/filelock.h>
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define shiftfs_fl_file(fl)	((fl)->c.flc_file)
+#define shiftfs_fl_owner(fl)	((fl)->c.flc_owner)
+#define SHIFTFS_FL_LIST		c.flc_list
+#else
+#define shiftfs_fl_file(fl)	((fl)->fl_file)
+#define shiftfs_fl_owner(fl)	((fl)->fl_owner)
+#define SHIFTFS_FL_LIST		fl_list
+#endif
+
 #endif /* _SHIFTFS_COMPAT_H */

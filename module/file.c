@@ -348,17 +348,73 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * close() drops the caller's POSIX locks: the VFS does so on our inode,
+ * where there are none (shiftfs_lock()), so do it on the real file.
+ */
 static int shiftfs_flush(struct file *file, fl_owner_t id)
 {
 	struct file *real = shiftfs_real_file(file);
 	const struct cred *old;
 	int ret = 0;
 
-	if (real->f_op->flush) {
-		old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	if (real->f_op->flush)
 		ret = real->f_op->flush(real, id);
-		revert_creds(old);
-	}
+	locks_remove_posix(real, id);
+	revert_creds(old);
+	return ret;
+}
+
+/*
+ * File locks are locks on the lower inode, where the host, other shiftfs
+ * mounts of the tree and every other opener see them; on our inode they
+ * would only conflict with each other.  The request is retargeted at the
+ * real file, and a lock owned by our open file description (OFD, flock)
+ * is owned by the real one, so that the real file's last fput() releases
+ * it.  POSIX locks stay owned by the caller's files_struct; our ->flush
+ * drops them.  fl_file is ours again on return: after FILE_LOCK_DEFERRED
+ * the VFS calls us again with the same request, and 6.9+ WARN if fl_file
+ * is not the file it passes.
+ */
+static int shiftfs_lock(struct file *file, int cmd, struct file_lock *fl)
+{
+	struct file *real = shiftfs_real_file(file);
+	const struct cred *old;
+	int ret;
+
+	if (shiftfs_fl_owner(fl) == file)
+		shiftfs_fl_owner(fl) = real;
+	shiftfs_fl_file(fl) = real;
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	if (IS_GETLK(cmd))
+		ret = vfs_test_lock(real, fl);
+	else if (cmd == F_CANCELLK)
+		ret = vfs_cancel_lock(real, fl);
+	else
+		ret = vfs_lock_file(real, cmd, fl, NULL);
+	revert_creds(old);
+	shiftfs_fl_file(fl) = file;
+	return ret;
+}
+
+/* flock(): owned by the open file description, i.e. the real file. */
+static int shiftfs_flock(struct file *file, int cmd, struct file_lock *fl)
+{
+	struct file *real = shiftfs_real_file(file);
+	const struct cred *old;
+	int ret;
+
+	if (shiftfs_fl_owner(fl) == file)
+		shiftfs_fl_owner(fl) = real;
+	shiftfs_fl_file(fl) = real;
+	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	if (real->f_op->flock)
+		ret = real->f_op->flock(real, cmd, fl);
+	else
+		ret = locks_lock_file_wait(real, fl);
+	revert_creds(old);
+	shiftfs_fl_file(fl) = file;
 	return ret;
 }
 
@@ -373,6 +429,8 @@ const struct file_operations shiftfs_file_fops = {
 	.fallocate	= shiftfs_fallocate,
 	.fadvise	= shiftfs_fadvise,
 	.flush		= shiftfs_flush,
+	.lock		= shiftfs_lock,
+	.flock		= shiftfs_flock,
 	.splice_read	= shiftfs_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.copy_file_range = shiftfs_copy_file_range,
