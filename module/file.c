@@ -431,6 +431,15 @@ const struct file_operations shiftfs_file_fops = {
 	.flush		= shiftfs_flush,
 	.lock		= shiftfs_lock,
 	.flock		= shiftfs_flock,
+	/*
+	 * Leases refused (EINVAL), as filesystems that cannot keep them do.
+	 * Overlayfs (6.1 and 6.12) leaves them on its own inode, where only
+	 * opens through the same overlay break them; for a tree the host and
+	 * other containers open directly that would be a lease nothing breaks.
+	 * Forwarding to the real file is no better: F_GETLEASE only looks
+	 * at our inode.
+	 */
+	.setlease	= simple_nosetlease,
 	.splice_read	= shiftfs_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.copy_file_range = shiftfs_copy_file_range,

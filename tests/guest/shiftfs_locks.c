@@ -5,7 +5,7 @@
  * taken directly on the lower file, through a second mount of the same
  * tree and through a mount made from a mark in a user namespace, both
  * ways; F_GETLK sees lower locks; closing releases them; blocking requests
- * wait for the holder and can be interrupted.
+ * wait for the holder and can be interrupted.  Leases are refused.
  *
  * POSIX locks of one process never conflict with each other, so every
  * "try" runs in a forked child.
@@ -543,6 +543,23 @@ TEST(posix_setlkw_interruptible)
 TEST(flock_wait_interruptible)
 {
 	interrupted(K_FLOCK);
+}
+
+/*
+ * Leases would sit on the shiftfs inode, where opens of the lower file
+ * (the host, other mounts) never break them: refused.
+ */
+TEST(lease_refused)
+{
+	struct lworld lw;
+	int fd;
+
+	ASSERT_EQ(lworld_setup(&lw), 0);
+	fd = open(P(lw.w.mnt, "f"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_ERRNO(fcntl(fd, F_SETLEASE, F_RDLCK), EINVAL);
+	EXPECT_EQ(fcntl(fd, F_GETLEASE), F_UNLCK);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
