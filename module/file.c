@@ -73,9 +73,50 @@ static int shiftfs_sync_flags(struct file *file, struct file *real)
 	return 0;
 }
 
+/*
+ * A POSIX lock granted through us after another thread closed the fd it
+ * was asked through: fcntl_setlk() sees the fd gone and drops the lock
+ * with locks_remove_posix() on our file, whose inode holds no locks, so
+ * it stays on the lower inode pointing at the real file we are about to
+ * put, owned by a files_struct that may have no fd left to close.  Nobody
+ * holds our file any more: drop, as the VFS meant to, the POSIX locks of
+ * every owner still holding one through it.
+ */
+static void shiftfs_drop_stray_posix(struct file *real)
+{
+	struct file_lock_context *ctx = locks_inode_context(file_inode(real));
+	fl_owner_t owner, last = NULL;
+	struct file_lock *fl;
+
+	if (!ctx || list_empty_careful(&ctx->flc_posix))
+		return;
+	for (;;) {
+		owner = NULL;
+		spin_lock(&ctx->flc_lock);
+		list_for_each_entry(fl, &ctx->flc_posix, SHIFTFS_FL_LIST) {
+			if (shiftfs_fl_file(fl) == real) {
+				owner = shiftfs_fl_owner(fl);
+				break;
+			}
+		}
+		spin_unlock(&ctx->flc_lock);
+		/* The same owner again: the lower fs would not let go. */
+		if (!owner || owner == last)
+			return;
+		locks_remove_posix(real, owner);
+		last = owner;
+	}
+}
+
 static int shiftfs_release(struct inode *inode, struct file *file)
 {
-	fput(shiftfs_real_file(file));
+	struct file *real = shiftfs_real_file(file);
+	const struct cred *old;
+
+	old = shiftfs_override_mounter(inode->i_sb);
+	shiftfs_drop_stray_posix(real);
+	revert_creds(old);
+	fput(real);
 	return 0;
 }
 

@@ -57,7 +57,8 @@ for report in \
 	'Unable to handle kernel paging request at virtual address 0000000000000008' \
 	'Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: shiftfs_x' \
 	'VFS: Busy inodes after unmount of shiftfs (shiftfs)' \
-	'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'; do
+	'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)' \
+	'Leaked POSIX lock on dev=0x0:0x1a ino=0x7  fl_owner=0000000029e6f5e'; do
 	printf '[    1.0] boot\n[    3.0] %s\n' "$report" > "$tmp/bad"
 	"$here/scan-kernel-log.sh" "$tmp/bad" >/dev/null
 	[ $? -eq 1 ]

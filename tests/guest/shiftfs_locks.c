@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "mark_util.h"
 
+#include <pthread.h>
 #include <sys/file.h>
 
 enum kind { K_POSIX, K_OFD, K_FLOCK };
@@ -543,6 +544,79 @@ TEST(posix_setlkw_interruptible)
 TEST(flock_wait_interruptible)
 {
 	interrupted(K_FLOCK);
+}
+
+struct racer {
+	int fd;
+	int err;
+};
+
+static void *setlkw_thread(void *arg)
+{
+	struct racer *r = arg;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	r->err = fcntl(r->fd, F_SETLKW, &fl) ? errno : 0;
+	return NULL;
+}
+
+/*
+ * One thread waits in F_SETLKW through the mount, another closes the fd
+ * meanwhile; the lock is granted after the close.  The VFS notices and
+ * drops it (EBADF) with locks_remove_posix() on our file, whose inode
+ * holds nothing: the lock must not stay behind on the lower inode, owned
+ * by a process that has exited and pointing at a file that is gone.
+ */
+TEST(posix_close_race_leaves_no_lock)
+{
+	struct timespec t = { 0, 300 * 1000 * 1000 };
+	struct flock fl;
+	struct lworld lw;
+	int fd, sync[2], status;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(lworld_setup(&lw), 0);
+	ASSERT_EQ(pipe(sync), 0);
+	fd = open(P(lw.direct, "f"), O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(lock_fd(fd, K_POSIX, F_WRLCK, false), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct racer r = { .fd = open(P(lw.w.mnt, "f"), O_RDWR) };
+		pthread_t th;
+
+		/* Its exit would close it, dropping the lock for us. */
+		close(fd);
+		if (r.fd < 0 || pthread_create(&th, NULL, setlkw_thread, &r))
+			_exit(2);
+		nanosleep(&t, NULL);
+		close(r.fd);
+		if (write(sync[1], "C", 1) != 1)
+			_exit(2);
+		pthread_join(th, NULL);
+		printf("# F_SETLKW across close(): %s\n",
+		       r.err ? strerror(r.err) : "granted");
+		_exit(0);
+	}
+	ASSERT_EQ(read(sync[0], &c, 1), 1);
+	nanosleep(&t, NULL);
+	ASSERT_EQ(lock_fd(fd, K_POSIX, F_UNLCK, false), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	/*
+	 * Tested from here: a new child may get the dead one's files_struct
+	 * back from the slab, and a lock of the "same owner" never conflicts.
+	 */
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	ASSERT_EQ(fcntl(fd, F_GETLK, &fl), 0);
+	if (fl.l_type != F_UNLCK)
+		TH_LOG("left behind: type %d pid %d", fl.l_type, fl.l_pid);
+	EXPECT_EQ(fl.l_type, F_UNLCK);
+	close(fd);
 }
 
 /*
