@@ -109,6 +109,45 @@ int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
 	return err;
 }
 
+/*
+ * Our st_dev for a lower one.  Inode numbers are the lower ones, unique
+ * only per lower st_dev: a tree spanning btrfs subvolumes repeats them, and
+ * under one st_dev tar, rsync and du would take distinct files for hard
+ * links.  So one of our devices per lower device; the common case, a tree
+ * on one device, is one comparison.
+ */
+static int shiftfs_stat_dev(struct super_block *sb, dev_t lower, dev_t *dev)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	void *entry;
+	dev_t new;
+	int err;
+
+	if (likely(lower == fs->lower_dev)) {
+		*dev = sb->s_dev;
+		return 0;
+	}
+	entry = xa_load(&fs->devs, lower);
+	if (entry) {
+		*dev = xa_to_value(entry);
+		return 0;
+	}
+	err = get_anon_bdev(&new);
+	if (err)
+		return err;
+	entry = xa_cmpxchg(&fs->devs, lower, NULL, xa_mk_value(new),
+			   GFP_KERNEL);
+	if (entry) {
+		/* Lost a race, or no memory. */
+		free_anon_bdev(new);
+		if (xa_is_err(entry))
+			return xa_err(entry);
+		new = xa_to_value(entry);
+	}
+	*dev = new;
+	return 0;
+}
+
 int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
 		    struct kstat *stat, u32 request_mask,
 		    unsigned int query_flags)
@@ -129,7 +168,9 @@ int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
 	/* Unmapped ids become INVALID_*, which stat(2) shows as 65534. */
 	stat->uid = shiftfs_uid_up(fs, stat->uid);
 	stat->gid = shiftfs_gid_up(fs, stat->gid);
-	stat->dev = dentry->d_sb->s_dev;
+	err = shiftfs_stat_dev(dentry->d_sb, stat->dev, &stat->dev);
+	if (err)
+		return err;
 	shiftfs_copyattr(d_inode(dentry));
 	return 0;
 }

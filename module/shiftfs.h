@@ -12,6 +12,7 @@
 #include <linux/cred.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/xarray.h>
 
 struct fileattr;
 #include "compat.h"
@@ -72,6 +73,14 @@ struct shiftfs_fs {
 	bool lower_shared;
 	/* The lower mount is nosuid: so is every exec through us. */
 	bool lower_nosuid;
+	/*
+	 * st_dev: what the lower root reports shows as our s_dev; any other
+	 * lower st_dev (btrfs subvolumes, overlayfs layers), which numbers
+	 * its inodes on its own, gets an anonymous dev of ours, allocated on
+	 * first stat: lower dev_t -> xa_mk_value(our dev_t).
+	 */
+	dev_t lower_dev;
+	struct xarray devs;
 	/* Protects cred_next and cred_cache. */
 	spinlock_t cred_lock;
 	unsigned int cred_next;

@@ -49,8 +49,14 @@ static void shiftfs_evict_inode(struct inode *inode)
 
 static void shiftfs_fs_free(struct shiftfs_fs *fs)
 {
+	unsigned long lower;
+	void *dev;
+
 	if (!fs)
 		return;
+	xa_for_each(&fs->devs, lower, dev)
+		free_anon_bdev(xa_to_value(dev));
+	xa_destroy(&fs->devs);
 	shiftfs_cred_cache_free(fs);
 	if (fs->creator_cred)
 		put_cred(fs->creator_cred);
@@ -184,6 +190,26 @@ out_put:
 	return err;
 }
 
+/*
+ * The st_dev the lower root reports (for btrfs, its subvolume's, not the
+ * superblock's s_dev): files that report it show our s_dev.
+ */
+static int shiftfs_lower_root_dev(struct shiftfs_fs *fs,
+				  const struct path *lower)
+{
+	const struct cred *old;
+	struct kstat stat;
+	int err;
+
+	old = override_creds(fs->creator_cred);
+	err = vfs_getattr_nosec(lower, &stat, STATX_BASIC_STATS,
+				AT_STATX_SYNC_AS_STAT);
+	revert_creds(old);
+	if (!err)
+		fs->lower_dev = stat.dev;
+	return err;
+}
+
 int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct shiftfs_fs_context *ctx = fc->fs_private;
@@ -218,6 +244,7 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!fs)
 		goto out_put_path;
 	spin_lock_init(&fs->cred_lock);
+	xa_init(&fs->devs);
 	sb->s_fs_info = fs;
 	fs->mark = ctx->mark;
 
@@ -260,6 +287,10 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		cap_lower(cred->cap_effective, CAP_SYS_RESOURCE);
 		fs->creator_cred = cred;
 	}
+
+	err = shiftfs_lower_root_dev(fs, &lower);
+	if (err)
+		goto out_put_path;
 
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
 	sb->s_maxbytes = lower_sb->s_maxbytes;
