@@ -317,6 +317,23 @@ out:
 	return err;
 }
 
+/* FIEMAP: the lower file's extents, asked as the mounter (ovl_fiemap). */
+static int shiftfs_fiemap(struct inode *inode,
+			  struct fiemap_extent_info *fieinfo, u64 start,
+			  u64 len)
+{
+	struct inode *lower = shiftfs_inode_lower(inode);
+	const struct cred *old;
+	int err;
+
+	if (!lower->i_op->fiemap)
+		return -EOPNOTSUPP;
+	old = shiftfs_override_mounter(inode->i_sb);
+	err = lower->i_op->fiemap(lower, fieinfo, start, len);
+	revert_creds(old);
+	return err;
+}
+
 const struct inode_operations shiftfs_file_iops = {
 	.permission	= shiftfs_permission,
 	.getattr	= shiftfs_getattr,
@@ -324,6 +341,7 @@ const struct inode_operations shiftfs_file_iops = {
 	.listxattr	= shiftfs_listxattr,
 	.fileattr_get	= shiftfs_fileattr_get,
 	.fileattr_set	= shiftfs_fileattr_set,
+	.fiemap		= shiftfs_fiemap,
 	SHIFTFS_ACL_IOPS
 };
 

@@ -3,7 +3,8 @@
  * What identifies a file through shiftfs: (st_dev, st_ino) stays unique
  * over a lower tree that spans btrfs subvolumes (each has its own st_dev
  * and numbers its inodes from 256 again), is stable, is what fstat()
- * says, and readdir's d_ino matches st_ino.
+ * says, and readdir's d_ino matches st_ino.  FIEMAP reaches the lower
+ * file's extents.
  */
 #include "harness.h"
 #include "loop_util.h"
@@ -11,6 +12,7 @@
 #include <dirent.h>
 #include <sys/sysmacros.h>
 #include <linux/btrfs.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 
 static int subvol_create(const char *parent, const char *name)
@@ -129,6 +131,86 @@ TEST(single_device_keeps_mount_dev)
 	/* Not the tmpfs underneath: the shiftfs superblock's. */
 	ASSERT_EQ(stat(w.lower, &sfs), 0);
 	EXPECT_NE(root.st_dev, sfs.st_dev);
+}
+
+#define NEXT 32
+
+struct fiemap_buf {
+	struct fiemap fm;
+	struct fiemap_extent ext[NEXT];
+};
+
+static int do_fiemap(const char *path, struct fiemap_buf *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	memset(b, 0, sizeof(*b));
+	b->fm.fm_start = 0;
+	b->fm.fm_length = FIEMAP_MAX_OFFSET;
+	b->fm.fm_flags = FIEMAP_FLAG_SYNC;
+	b->fm.fm_extent_count = NEXT;
+	err = ioctl(fd, FS_IOC_FIEMAP, &b->fm) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+TEST(fiemap_as_lower_ext4)
+{
+	static char block[65536];
+	struct fiemap_buf lb, sb;
+	struct world w;
+	unsigned int i;
+	int lfd, fd, err;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	lfd = LOOP_LOWER(&w, "ext4");
+	/* Data, a hole, data. */
+	memset(block, 'x', sizeof(block));
+	fd = open(P(w.lower, "f"), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pwrite(fd, block, sizeof(block), 0), (ssize_t)sizeof(block));
+	ASSERT_EQ(pwrite(fd, block, sizeof(block), 4 << 20),
+		  (ssize_t)sizeof(block));
+	ASSERT_EQ(fsync(fd), 0);
+	close(fd);
+
+	ASSERT_EQ(do_fiemap(P(w.lower, "f"), &lb), 0);
+	ASSERT_GE(lb.fm.fm_mapped_extents, 2u);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	err = do_fiemap(P(w.mnt, "f"), &sb);
+	TH_LOG("FIEMAP: lower %u extents, shiftfs %d (%s), %u extents",
+	       lb.fm.fm_mapped_extents, err, strerror(-err),
+	       sb.fm.fm_mapped_extents);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(sb.fm.fm_mapped_extents, lb.fm.fm_mapped_extents);
+	for (i = 0; i < lb.fm.fm_mapped_extents; i++) {
+		EXPECT_EQ(sb.ext[i].fe_logical, lb.ext[i].fe_logical);
+		EXPECT_EQ(sb.ext[i].fe_physical, lb.ext[i].fe_physical);
+		EXPECT_EQ(sb.ext[i].fe_length, lb.ext[i].fe_length);
+		EXPECT_EQ(sb.ext[i].fe_flags, lb.ext[i].fe_flags);
+	}
+	EXPECT_EQ(umount(w.mnt), 0);
+	EXPECT_EQ(umount(w.lower), 0);
+	loop_detach(lfd);
+}
+
+/* A lower filesystem without FIEMAP: the same answer through the mount. */
+TEST(fiemap_unsupported_lower)
+{
+	struct fiemap_buf b;
+	struct world w;
+	int lerr;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(write_file(P(w.lower, "f"), "data"), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	lerr = do_fiemap(P(w.lower, "f"), &b);
+	if (!lerr)
+		SKIP("tmpfs has FIEMAP here");
+	EXPECT_EQ(do_fiemap(P(w.mnt, "f"), &b), lerr);
 }
 
 TEST_HARNESS_MAIN
