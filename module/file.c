@@ -94,7 +94,9 @@ static void shiftfs_drop_stray_posix(struct file *real)
 		owner = NULL;
 		spin_lock(&ctx->flc_lock);
 		list_for_each_entry(fl, &ctx->flc_posix, SHIFTFS_FL_LIST) {
-			if (shiftfs_fl_file(fl) == real) {
+			/* OFD locks go with the real file's last fput(). */
+			if (shiftfs_fl_file(fl) == real &&
+			    shiftfs_fl_owner(fl) != real) {
 				owner = shiftfs_fl_owner(fl);
 				break;
 			}

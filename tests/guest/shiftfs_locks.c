@@ -414,6 +414,30 @@ TEST(ofd_released_on_last_close)
 		  TRY_GRANTED);
 }
 
+/*
+ * As on any file, a mapping keeps the open file description, and its OFD
+ * lock, alive after close(): until munmap().
+ */
+TEST(ofd_lock_lives_with_mapping)
+{
+	struct lworld lw;
+	void *map;
+	int fd;
+
+	ASSERT_EQ(lworld_setup(&lw), 0);
+	fd = open(P(lw.w.mnt, "f"), O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(lock_fd(fd, K_OFD, F_WRLCK, false), 0);
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	ASSERT_EQ(close(fd), 0);
+	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_OFD, F_WRLCK),
+		  TRY_CONFLICT);
+	ASSERT_EQ(munmap(map, 4096), 0);
+	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_OFD, F_WRLCK),
+		  TRY_GRANTED);
+}
+
 TEST(flock_released_on_close)
 {
 	struct lworld lw;
