@@ -383,4 +383,48 @@ TEST(exec_through_mount)
 	/* Running text can't be truncated through the mount either. */
 }
 
+TEST(read_write_both_ways)
+{
+	struct world w;
+	char buf[64] = "";
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(write_file(P(w.lower, "f"), "from below"), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+
+	fd = open(P(w.mnt, "f"), O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(read(fd, buf, sizeof(buf) - 1), 10);
+	EXPECT_STREQ(buf, "from below");
+	ASSERT_EQ(pwrite(fd, "ABOVE", 5, 5), 5);
+	close(fd);
+
+	memset(buf, 0, sizeof(buf));
+	fd = open(P(w.lower, "f"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(read(fd, buf, sizeof(buf) - 1), 10);
+	EXPECT_STREQ(buf, "from ABOVE");
+	close(fd);
+
+	/* O_APPEND and O_TRUNC. */
+	fd = open(P(w.mnt, "f"), O_WRONLY | O_APPEND);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "++", 2), 2);
+	close(fd);
+	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	EXPECT_EQ(st.st_size, 12);
+	ASSERT_EQ(stat(P(w.mnt, "f"), &st), 0);
+	EXPECT_EQ(st.st_size, 12);
+	fd = open(P(w.mnt, "f"), O_WRONLY | O_TRUNC);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	EXPECT_EQ(st.st_size, 0);
+	ASSERT_EQ(stat(P(w.mnt, "f"), &st), 0);
+	EXPECT_EQ(st.st_size, 0);
+}
+
 TEST_HARNESS_MAIN

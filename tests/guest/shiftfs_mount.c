@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Mount life cycle: remount (flags yes, maps no), read-only mounts,
+ * Mount options and life cycle: uidmap/gidmap extents (both ways, edges
+ * and gaps), rejected maps and sources with the reason in the fs log, the
+ * extent limit, no mount from a user namespace, the stacking depth limit,
+ * remount (flags yes, maps no), read-only mounts,
  * umount while the source is busy or gone, and files kept open across
  * umount of the source mount.
  */
@@ -128,6 +131,219 @@ TEST(source_umounted_under_us)
 	EXPECT_EQ(umount2(w.mnt, MNT_DETACH), 0);
 	EXPECT_EQ(read(fd, buf, 1), 1);
 	close(fd);
+}
+
+/*
+ * Several extents, given out of order: every id at an extent's edges and
+ * in the gaps between them translates as the map says, both ways.
+ */
+TEST(multi_extent_map_both_ways)
+{
+	static const struct { unsigned int lower, upper; } ids[] = {
+		{ 0, 100000 }, { 999, 100999 }, { 1000, 1000 },
+		{ 1001, 65534 }, { 1999, 65534 }, { 2000, 200000 },
+		{ 2009, 200009 }, { 2010, 65534 }, { 65534, 101000 },
+		{ 65535, 65534 }, { 4000000000u, 65534 },
+	};
+	struct world w;
+	struct stat st;
+	char lpath[256], mpath[256];
+	unsigned int i;
+	int fd;
+
+	SETUP(&w);
+	ASSERT_EQ(mount(w.lower, w.mnt, "shiftfs", 0,
+			"uidmap=65534:101000:1,uidmap=2000:200000:10,"
+			"uidmap=0:100000:1000,uidmap=1000:1000:1,"
+			"gidmap=0:100000:65536"), 0);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		snprintf(lpath, sizeof(lpath), "%s/u%u", w.lower, ids[i].lower);
+		snprintf(mpath, sizeof(mpath), "%s/u%u", w.mnt, ids[i].lower);
+		fd = open(lpath, O_CREAT | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		close(fd);
+		ASSERT_EQ(chown(lpath, ids[i].lower, 0), 0);
+		ASSERT_EQ(stat(mpath, &st), 0);
+		EXPECT_EQ(st.st_uid, ids[i].upper);
+		TH_LOG("lower %u shown as %u", ids[i].lower,
+		       (unsigned int)st.st_uid);
+	}
+	/* And back: chown through the mount lands on the mapped lower id. */
+	snprintf(mpath, sizeof(mpath), "%s/u0", w.mnt);
+	snprintf(lpath, sizeof(lpath), "%s/u0", w.lower);
+	ASSERT_EQ(chown(mpath, 200005, -1), 0);
+	ASSERT_EQ(stat(lpath, &st), 0);
+	EXPECT_EQ(st.st_uid, 2005u);
+	ASSERT_EQ(chown(mpath, 1000, -1), 0);
+	ASSERT_EQ(stat(lpath, &st), 0);
+	EXPECT_EQ(st.st_uid, 1000u);
+	ASSERT_EQ(chown(mpath, 101000, -1), 0);
+	ASSERT_EQ(stat(lpath, &st), 0);
+	EXPECT_EQ(st.st_uid, 65534u);
+	/* Ids in the gaps have no lower id. */
+	EXPECT_ERRNO(chown(mpath, 200010, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(mpath, 99999, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(mpath, 1001, -1), EOVERFLOW);
+}
+
+/* One bad value for uidmap (after @before, if any) and what it must say. */
+static void expect_rejected(const struct world *w, const char *before,
+			    const char *bad, const char *why)
+{
+	const char *opts[] = { "gidmap=0:100000:65536", before, NULL, NULL };
+	char log[1024], opt[256];
+	int err;
+
+	snprintf(opt, sizeof(opt), "uidmap=%s", bad);
+	if (before) {
+		opts[2] = opt;
+	} else {
+		opts[1] = opt;
+	}
+	err = shiftfs_fsmount(w->lower, w->mnt, opts, log, sizeof(log));
+	TH_LOG("uidmap=%s -> %d, log: %s", bad, err, log);
+	EXPECT_EQ(err, -EINVAL);
+	EXPECT_NE(strstr(log, "e shiftfs: "), NULL);
+	EXPECT_NE(strstr(log, why), NULL);
+}
+
+TEST(bad_maps_rejected_with_reason)
+{
+	struct world w;
+
+	SETUP(&w);
+	expect_rejected(&w, NULL, "1:2", "malformed");
+	expect_rejected(&w, NULL, "garbage", "malformed");
+	expect_rejected(&w, NULL, "0:100000:65536x", "malformed");
+	expect_rejected(&w, NULL, "0:100000:65536\n", "malformed");
+	expect_rejected(&w, NULL, "-1:100000:1", "malformed");
+	expect_rejected(&w, NULL, "0:100000:", "malformed");
+	expect_rejected(&w, NULL, "4294967296:0:1", "malformed");
+	expect_rejected(&w, NULL, "0:100000:0", "COUNT 0");
+	expect_rejected(&w, NULL, "4294967290:0:10", "wraps");
+	expect_rejected(&w, NULL, "0:4294967290:10", "wraps");
+	expect_rejected(&w, NULL, "4294967295:0:1", "wraps");
+	expect_rejected(&w, "uidmap=0:100000:10", "5:200000:10",
+			"overlaps 0:100000:10 in underlying");
+	expect_rejected(&w, "uidmap=0:100000:10", "20:100005:10",
+			"overlaps 0:100000:10 in mount");
+	expect_rejected(&w, "uidmap=10:100000:10", "0:200000:11",
+			"overlaps");
+}
+
+TEST(too_many_extents)
+{
+	const char *opts[] = { "gidmap=0:100000:65536", NULL };
+	struct world w;
+	char log[1024], v[64];
+	int fsfd, i;
+
+	SETUP(&w);
+	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
+	ASSERT_GE(fsfd, 0);
+	ASSERT_EQ(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", w.lower, 0), 0);
+	ASSERT_EQ(fsconfig(fsfd, FSCONFIG_SET_STRING, "gidmap", "0:0:1", 0), 0);
+	for (i = 0; i < 340; i++) {
+		snprintf(v, sizeof(v), "%d:%d:1", i * 2, 100000 + i * 2);
+		ASSERT_EQ(fsconfig(fsfd, FSCONFIG_SET_STRING, "uidmap", v, 0),
+			  0);
+	}
+	ASSERT_ERRNO(fsconfig(fsfd, FSCONFIG_SET_STRING, "uidmap",
+			      "5000:200000:1", 0), EINVAL);
+	fs_log(fsfd, log, sizeof(log));
+	TH_LOG("log: %s", log);
+	EXPECT_NE(strstr(log, "too many extents"), NULL);
+	close(fsfd);
+	(void)opts;
+
+	/* Exactly 340 works, and every extent maps. */
+	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
+	ASSERT_GE(fsfd, 0);
+	ASSERT_EQ(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", w.lower, 0), 0);
+	ASSERT_EQ(fsconfig(fsfd, FSCONFIG_SET_STRING, "gidmap", "0:0:1", 0), 0);
+	for (i = 339; i >= 0; i--) {
+		snprintf(v, sizeof(v), "%d:%d:1", i * 2, 100000 + i * 2);
+		ASSERT_EQ(fsconfig(fsfd, FSCONFIG_SET_STRING, "uidmap", v, 0),
+			  0);
+	}
+	ASSERT_EQ(fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0), 0);
+	i = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
+	ASSERT_GE(i, 0);
+	ASSERT_EQ(move_mount(i, "", AT_FDCWD, w.mnt, MOVE_MOUNT_F_EMPTY_PATH),
+		  0);
+	ASSERT_EQ(make_file(P(w.lower, "f0"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w.lower, "f678"), 0644, 678, 0), 0);
+	ASSERT_EQ(make_file(P(w.lower, "f679"), 0644, 679, 0), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "f0"), 100000, 0), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "f678"), 100678, 0), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "f679"), ID_OVERFLOW, 0), 0);
+}
+
+TEST(bad_source_and_missing_maps)
+{
+	const char *maps[] = { "uidmap=" MAP_DEFAULT, "gidmap=" MAP_DEFAULT,
+			       NULL };
+	const char *nogid[] = { "uidmap=" MAP_DEFAULT, NULL };
+	struct world w;
+	char log[1024];
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "file"), 0644, 0, 0), 0);
+	EXPECT_EQ(shiftfs_fsmount(P(w.lower, "file"), w.mnt, maps, log,
+				  sizeof(log)), -EINVAL);
+	EXPECT_NE(strstr(log, "not a directory"), NULL);
+	EXPECT_EQ(shiftfs_fsmount(P(w.lower, "nope"), w.mnt, maps, log,
+				  sizeof(log)), -ENOENT);
+	EXPECT_EQ(shiftfs_fsmount(NULL, w.mnt, maps, log, sizeof(log)),
+		  -EINVAL);
+	EXPECT_NE(strstr(log, "source"), NULL);
+	EXPECT_EQ(shiftfs_fsmount(w.lower, w.mnt, nogid, log, sizeof(log)),
+		  -EINVAL);
+	EXPECT_NE(strstr(log, "gidmap"), NULL);
+}
+
+static int try_mount_in_userns(void *arg)
+{
+	const struct world *w = arg;
+	int err;
+
+	/* Its own mount namespace, so fsopen() itself is allowed. */
+	if (unshare(CLONE_NEWNS))
+		return 10;
+	err = shiftfs_mount_default(w);
+	if (err != -EPERM) {
+		printf("# mount from a user namespace: %d, expected -EPERM\n",
+		       err);
+		return 1;
+	}
+	return 0;
+}
+
+TEST(userns_cannot_mount)
+{
+	struct world w;
+
+	SETUP(&w);
+	ASSERT_EQ(in_container(try_mount_in_userns, &w), 0);
+}
+
+TEST(stacking_depth_limited)
+{
+	const char *opts[] = { "uidmap=0:0:1000", "gidmap=0:0:1000", NULL };
+	struct world w;
+	char m2[128], m3[128], log[512];
+
+	SETUP(&w);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	snprintf(m2, sizeof(m2), "%s/m2", w.base);
+	snprintf(m3, sizeof(m3), "%s/m3", w.base);
+	ASSERT_EQ(mkdir(m2, 0755), 0);
+	ASSERT_EQ(mkdir(m3, 0755), 0);
+	/* tmpfs (0) <- shiftfs (1) <- shiftfs (2) <- refused. */
+	EXPECT_EQ(shiftfs_fsmount(w.mnt, m2, opts, log, sizeof(log)), 0);
+	EXPECT_EQ(shiftfs_fsmount(m2, m3, opts, log, sizeof(log)), -EINVAL);
+	TH_LOG("log: %s", log);
+	EXPECT_NE(strstr(log, "stacking depth"), NULL);
 }
 
 TEST_HARNESS_MAIN

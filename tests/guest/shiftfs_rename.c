@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rename(2)/renameat2() flags, mknod of FIFOs, sockets and device nodes,
+ * Directory operations: create (owned by the caller mapped back, or
+ * EOVERFLOW for an unmapped caller), unlink/rmdir, hard links, rename(2)
+ * and its renameat2() flags, mknod of FIFOs, sockets and device nodes,
  * and changes racing with renames underneath.
  */
 #include "harness.h"
@@ -204,6 +206,126 @@ TEST(rename_underneath_then_through)
 	ASSERT_EQ(rename(P(w.lower, "d1"), P(w.lower, "d3")), 0);
 	EXPECT_ERRNO(stat(P(w.mnt, "d1/h"), &st), ENOENT);
 	EXPECT_EQ(stat(P(w.mnt, "d3/h"), &st), 0);
+}
+
+TEST(create_maps_caller_back)
+{
+	struct world w;
+	int fd;
+
+	SETUP(&w);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	/* Container root as seen from the host: fsuid 100000, no caps. */
+	become_fsids(ID_SHIFT, ID_SHIFT + 5);
+	fd = open(P(w.mnt, "new"), O_CREAT | O_EXCL | O_WRONLY, 0640);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(mkdir(P(w.mnt, "newdir"), 0755), 0);
+	ASSERT_EQ(symlink("new", P(w.mnt, "newlink")), 0);
+	ASSERT_EQ(mkfifo(P(w.mnt, "fifo"), 0600), 0);
+	become_fsids(0, 0);
+
+	EXPECT_EQ(owner_is(P(w.mnt, "new"), ID_SHIFT, ID_SHIFT + 5), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "new"), ID_HOST, 5), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "newdir"), ID_SHIFT, ID_SHIFT + 5), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "newdir"), ID_HOST, 5), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "newlink"), ID_HOST, 5), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "fifo"), ID_HOST, 5), 0);
+}
+
+TEST(create_by_unmapped_caller_overflows)
+{
+	struct world w;
+
+	SETUP(&w);
+	ASSERT_EQ(chmod(w.lower, 0777), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	/* Host uid 1000 is outside 100000..165535. */
+	become_fsids(1000, 1000);
+	EXPECT_ERRNO(open(P(w.mnt, "f"), O_CREAT | O_WRONLY, 0644), EOVERFLOW);
+	EXPECT_ERRNO(mkdir(P(w.mnt, "d"), 0755), EOVERFLOW);
+	EXPECT_ERRNO(symlink("x", P(w.mnt, "l")), EOVERFLOW);
+	/* Mapped uid, unmapped gid: still nothing it could own. */
+	become_fsids(ID_SHIFT + 1000, 1000);
+	EXPECT_ERRNO(open(P(w.mnt, "f"), O_CREAT | O_WRONLY, 0644), EOVERFLOW);
+	become_fsids(0, 0);
+	EXPECT_ERRNO(access(P(w.lower, "f"), F_OK), ENOENT);
+	EXPECT_ERRNO(access(P(w.lower, "d"), F_OK), ENOENT);
+}
+
+TEST(unlink_and_rmdir)
+{
+	struct world w;
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_dir(P(w.lower, "d"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w.lower, "d/inner"), 0644, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+
+	EXPECT_ERRNO(rmdir(P(w.mnt, "d")), ENOTEMPTY);
+	ASSERT_EQ(unlink(P(w.mnt, "d/inner")), 0);
+	ASSERT_EQ(rmdir(P(w.mnt, "d")), 0);
+	ASSERT_EQ(unlink(P(w.mnt, "f")), 0);
+	EXPECT_ERRNO(access(P(w.lower, "f"), F_OK), ENOENT);
+	EXPECT_ERRNO(access(P(w.lower, "d"), F_OK), ENOENT);
+	EXPECT_ERRNO(access(P(w.mnt, "f"), F_OK), ENOENT);
+	/* And a new one with the same name is a new file. */
+	become_fsids(ID_SHIFT, ID_SHIFT);
+	ASSERT_EQ(close(open(P(w.mnt, "f"), O_CREAT | O_EXCL | O_WRONLY,
+			     0600)), 0);
+	become_fsids(0, 0);
+	EXPECT_EQ(owner_is(P(w.lower, "f"), 0, 0), 0);
+}
+
+TEST(hardlinks_share_inode)
+{
+	struct world w;
+	struct stat a, b, l;
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "a"), 0644, 0, 0), 0);
+	ASSERT_EQ(link(P(w.lower, "a"), P(w.lower, "b")), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(stat(P(w.mnt, "a"), &a), 0);
+	ASSERT_EQ(stat(P(w.mnt, "b"), &b), 0);
+	EXPECT_EQ(a.st_ino, b.st_ino);
+	EXPECT_EQ(a.st_nlink, 2u);
+	/* Host root has no id in the mount: it can't link (or create). */
+	EXPECT_ERRNO(link(P(w.mnt, "a"), P(w.mnt, "c")), EOVERFLOW);
+	become_fsids(ID_SHIFT, ID_SHIFT);
+	ASSERT_EQ(link(P(w.mnt, "a"), P(w.mnt, "c")), 0);
+	become_fsids(0, 0);
+	ASSERT_EQ(stat(P(w.mnt, "c"), &b), 0);
+	ASSERT_EQ(stat(P(w.lower, "c"), &l), 0);
+	EXPECT_EQ(b.st_ino, a.st_ino);
+	EXPECT_EQ(l.st_ino, a.st_ino);
+	EXPECT_EQ(b.st_nlink, 3u);
+	EXPECT_EQ(l.st_nlink, 3u);
+	ASSERT_EQ(unlink(P(w.mnt, "a")), 0);
+	ASSERT_EQ(stat(P(w.mnt, "c"), &b), 0);
+	EXPECT_EQ(b.st_nlink, 2u);
+}
+
+TEST(rename_basic)
+{
+	struct world w;
+	struct stat st;
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "a"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w.lower, "b"), 0644, 1, 1), 0);
+	ASSERT_EQ(mkdir(P(w.lower, "d"), 0755), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	become_fsids(ID_SHIFT, ID_SHIFT);
+	ASSERT_EQ(rename(P(w.mnt, "a"), P(w.mnt, "d/a2")), 0);
+	EXPECT_EQ(access(P(w.lower, "d/a2"), F_OK), 0);
+	EXPECT_ERRNO(access(P(w.lower, "a"), F_OK), ENOENT);
+	ASSERT_EQ(rename(P(w.mnt, "d/a2"), P(w.mnt, "b")), 0);
+	become_fsids(0, 0);
+	ASSERT_EQ(stat(P(w.mnt, "b"), &st), 0);
+	EXPECT_EQ(st.st_uid, ID_SHIFT);
+	EXPECT_EQ(owner_is(P(w.lower, "b"), 0, 0), 0);
 }
 
 TEST_HARNESS_MAIN

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Revalidation keeps live dentries: a directory looked up once stays usable
- * after files are created in it through the mount, by root and by the
+ * Lookup and readdir against changes made underneath (a cached negative
+ * dentry, chmod/chown, rename, replace and unlink below the mount), and
+ * revalidation that keeps live dentries: a directory looked up once stays
+ * usable after files are created in it through the mount, by root and by the
  * container's root (the seed cover letter's scene).  A revalidation that
  * compared salted name hashes failed every time and made such a directory
  * go stale (ESTALE from opendir).
@@ -90,6 +92,108 @@ TEST(cwd_inside_mount_survives_lookups)
 	snprintf(dir, sizeof(dir), "%s/d", w.mnt);
 	ASSERT_EQ(in_container(create_in_cwd, dir), 0);
 	EXPECT_EQ(owner_is(P(w.lower, "d/f49"), ID_HOST, ID_HOST), 0);
+}
+
+static int count_entries_same_ino(const char *dir, const char *lowerdir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* d_ino is the lower inode number, as st_ino is. */
+		if (lstat(P(lowerdir, de->d_name), &st) ||
+		    st.st_ino != de->d_ino) {
+			printf("# %s: d_ino mismatch\n", de->d_name);
+			closedir(d);
+			return -1;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+TEST(readdir_lists_lower_entries)
+{
+	struct world w;
+	char name[32];
+	int i;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "entry-%03d", i);
+		ASSERT_EQ(make_file(P(w.lower, name), 0644, i, i), 0);
+	}
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	EXPECT_EQ(count_entries_same_ino(w.mnt, w.lower), 300);
+	/* Seen after a change underneath, too. */
+	ASSERT_EQ(unlink(P(w.lower, "entry-000")), 0);
+	ASSERT_EQ(mkdir(P(w.lower, "sub"), 0755), 0);
+	EXPECT_EQ(count_entries_same_ino(w.mnt, w.lower), 300);
+}
+
+TEST(changes_underneath_are_seen)
+{
+	struct world w;
+	struct stat st;
+	char buf[16] = "";
+	int fd;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	/* A cached negative dentry must not hide a later creation. */
+	EXPECT_ERRNO(stat(P(w.mnt, "x"), &st), ENOENT);
+	ASSERT_EQ(make_file(P(w.lower, "x"), 0600, 1, 2), 0);
+	ASSERT_EQ(stat(P(w.mnt, "x"), &st), 0);
+	EXPECT_EQ(st.st_uid, ID_SHIFT + 1);
+	EXPECT_EQ(st.st_mode & 07777, 0600u);
+
+	/* chmod/chown underneath. */
+	ASSERT_EQ(chmod(P(w.lower, "x"), 0604), 0);
+	ASSERT_EQ(chown(P(w.lower, "x"), 3, 4), 0);
+	ASSERT_EQ(stat(P(w.mnt, "x"), &st), 0);
+	EXPECT_EQ(st.st_mode & 07777, 0604u);
+	EXPECT_EQ(owner_is(P(w.mnt, "x"), ID_SHIFT + 3, ID_SHIFT + 4), 0);
+
+	/* rename underneath. */
+	ASSERT_EQ(rename(P(w.lower, "x"), P(w.lower, "y")), 0);
+	EXPECT_ERRNO(stat(P(w.mnt, "x"), &st), ENOENT);
+	ASSERT_EQ(stat(P(w.mnt, "y"), &st), 0);
+
+	/* replaced underneath by another file of the same name. */
+	ASSERT_EQ(unlink(P(w.lower, "y")), 0);
+	ASSERT_EQ(make_file(P(w.lower, "y"), 0644, 7, 7), 0);
+	ASSERT_EQ(write_file(P(w.lower, "y"), "new"), 0);
+	fd = open(P(w.mnt, "y"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(read(fd, buf, sizeof(buf)), 3);
+	close(fd);
+	EXPECT_STREQ(buf, "new");
+	EXPECT_EQ(owner_is(P(w.mnt, "y"), ID_SHIFT + 7, ID_SHIFT + 7), 0);
+
+	/* unlinked underneath. */
+	ASSERT_EQ(unlink(P(w.lower, "y")), 0);
+	EXPECT_ERRNO(stat(P(w.mnt, "y"), &st), ENOENT);
+
+	/* A directory removed and recreated underneath. */
+	ASSERT_EQ(mkdir(P(w.lower, "d"), 0755), 0);
+	ASSERT_EQ(make_file(P(w.lower, "d/a"), 0644, 0, 0), 0);
+	ASSERT_EQ(stat(P(w.mnt, "d/a"), &st), 0);
+	ASSERT_EQ(unlink(P(w.lower, "d/a")), 0);
+	ASSERT_EQ(rmdir(P(w.lower, "d")), 0);
+	ASSERT_EQ(mkdir(P(w.lower, "d"), 0700), 0);
+	ASSERT_EQ(make_file(P(w.lower, "d/b"), 0644, 0, 0), 0);
+	EXPECT_ERRNO(stat(P(w.mnt, "d/a"), &st), ENOENT);
+	ASSERT_EQ(stat(P(w.mnt, "d/b"), &st), 0);
+	ASSERT_EQ(stat(P(w.mnt, "d"), &st), 0);
+	EXPECT_EQ(st.st_mode & 07777, 0700u);
 }
 
 TEST_HARNESS_MAIN

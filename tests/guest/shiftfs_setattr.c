@@ -153,4 +153,20 @@ TEST(container_root_chown)
 	EXPECT_EQ(owner_is(P(w.lower, "link"), 55, 66), 0);
 }
 
+TEST(chown_maps_back_or_overflows)
+{
+	struct world w;
+
+	SETUP(&w);
+	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(chown(P(w.mnt, "f"), ID_SHIFT + 1000, ID_SHIFT + 2000), 0);
+	EXPECT_EQ(owner_is(P(w.lower, "f"), 1000, 2000), 0);
+	EXPECT_EQ(owner_is(P(w.mnt, "f"), ID_SHIFT + 1000, ID_SHIFT + 2000), 0);
+	EXPECT_ERRNO(chown(P(w.mnt, "f"), 200000, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(P(w.mnt, "f"), -1, 5), EOVERFLOW);
+	EXPECT_ERRNO(chown(P(w.mnt, "f"), 0, 0), EOVERFLOW);
+	EXPECT_EQ(owner_is(P(w.lower, "f"), 1000, 2000), 0);
+}
+
 TEST_HARNESS_MAIN
