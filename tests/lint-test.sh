@@ -12,11 +12,9 @@ set -u
 top=$1
 build=$2
 kver=$3
-n=0 pass=0 fail=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
+. "$(dirname "$0")/lib/tap.sh"
 
-echo "TAP version 13"
+tap_start
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The file planted into, and so the one object built.
@@ -24,10 +22,9 @@ victim=readdir.c
 obj=${victim%.c}.o
 
 checkpatch=$("$top/images/fetch-checkpatch.sh" "$build" 2>"$tmp/fetch.log") || {
-	sed 's/^/# /' "$tmp/fetch.log"
-	not_ok "checkpatch.pl fetched"
-	echo "1..$n"
-	echo "$pass passed, $fail failed"
+	tap_diag_file "$tmp/fetch.log"
+	tap_not_ok "checkpatch.pl fetched"
+	tap_done
 	exit 1
 }
 
@@ -48,22 +45,22 @@ lint() {
 # expect_fail NAME MARKER: the lint fails and names the planted finding
 expect_fail() {
 	if lint "$1"; then
-		sed 's/^/# /' "$tmp/$1.out"
-		not_ok "$1: lint passed"
+		tap_diag_file "$tmp/$1.out"
+		tap_not_ok "$1: lint passed"
 	elif ! grep -q -- "^lint: FAIL .*$2" "$tmp/$1.out"; then
-		sed 's/^/# /' "$tmp/$1.out"
-		not_ok "$1: lint failed without naming '$2'"
+		tap_diag_file "$tmp/$1.out"
+		tap_not_ok "$1: lint failed without naming '$2'"
 	else
-		ok "$1"
+		tap_ok "$1"
 	fi
 }
 
 fresh
 if lint clean; then
-	ok "the unmodified module passes"
+	tap_ok "the unmodified module passes"
 else
-	sed 's/^/# /' "$tmp/clean.out"
-	not_ok "the unmodified module passes"
+	tap_diag_file "$tmp/clean.out"
+	tap_not_ok "the unmodified module passes"
 fi
 
 # W=1 only: an unused static const (-Wunused-const-variable is off
@@ -94,10 +91,10 @@ printf '\n/* planted */ \n' >> "$tmp/src/$victim"
 printf '\n# planted by tests/lint-test.sh\ncheckpatch TRAILING_WHITESPACE %s\n' \
 	"$victim" >> "$tmp/src/lint-accept"
 if lint accepted; then
-	ok "a commented accept entry lets its finding through"
+	tap_ok "a commented accept entry lets its finding through"
 else
-	sed 's/^/# /' "$tmp/accepted.out"
-	not_ok "a commented accept entry lets its finding through"
+	tap_diag_file "$tmp/accepted.out"
+	tap_not_ok "a commented accept entry lets its finding through"
 fi
 
 # A sparse that cannot run (the old "sparse: not found ... Error 127",
@@ -107,15 +104,13 @@ mkdir -p "$tmp/bin"
 printf '#!/bin/sh\necho "sparse: not found" >&2\nexit 127\n' > "$tmp/bin/sparse"
 chmod +x "$tmp/bin/sparse"
 if PATH=$tmp/bin:$PATH lint nosparse; then
-	sed 's/^/# /' "$tmp/nosparse.out"
-	not_ok "a sparse that cannot run fails lint: lint passed"
+	tap_diag_file "$tmp/nosparse.out"
+	tap_not_ok "a sparse that cannot run fails lint: lint passed"
 elif grep -q '^lint: FAIL .*make W=1 C=1 exited' "$tmp/nosparse.out"; then
-	ok "a sparse that cannot run fails lint"
+	tap_ok "a sparse that cannot run fails lint"
 else
-	sed 's/^/# /' "$tmp/nosparse.out"
-	not_ok "a sparse that cannot run fails lint: not for that reason"
+	tap_diag_file "$tmp/nosparse.out"
+	tap_not_ok "a sparse that cannot run fails lint: not for that reason"
 fi
 
-echo "1..$n"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+tap_done

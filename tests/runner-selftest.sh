@@ -12,22 +12,18 @@ set -u
 kver=$1
 build=$2
 here=$(cd "$(dirname "$0")" && pwd)
-n=0
-pass=0
-fail=0
+. "$here/lib/tap.sh"
 
+# check RC NAME: ok if RC is 0.
 check() {
-	n=$((n + 1))
 	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n $2"
+		tap_ok "$2"
 	else
-		fail=$((fail + 1))
-		echo "not ok $n $2"
+		tap_not_ok "$2"
 	fi
 }
 
-echo "TAP version 13"
+tap_start
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -222,6 +218,4 @@ else
 	sed 's/^/# /' "$tmp/run"
 	check 1 "runner fails a guest run whose kernel WARNs"
 fi
-echo "1..$n"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+tap_done

@@ -11,13 +11,14 @@
 set -u
 
 HOOK=${LXC_SHIFTFS_HOOK:-/usr/share/lxc/hooks/shiftfs}
-num=0
-failed=0
-passed=0
-skipped=0
 KIDS=
 
-echo "TAP version 13"
+# tests/lib/tap.sh: beside this program in the guest (/tests/lib), one
+# directory up in the source tree.
+tap_sh=$(dirname "$0")/lib/tap.sh
+[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+. "$tap_sh"
+tap_start
 
 ROOT=$(mktemp -d /tmp/lxchook-test.XXXXXX)
 # A shared mount, as on a systemd host: the container's copy is a slave.
@@ -109,23 +110,10 @@ container_sees() {
 
 t() {
 	name=$1
-	num=$((num + 1))
-	W=$ROOT/$num
+	W=$ROOT/$((TAP_N + 1))
 	mkdir -p "$W"
 	( set -u; W=$W; "$name" ) > "$W/log" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		passed=$((passed + 1))
-		echo "ok $num $name"
-		sed 's/^/# /' "$W/log"
-	elif [ $rc -eq 77 ]; then
-		skipped=$((skipped + 1))
-		echo "ok $num $name # SKIP $(tail -n 1 "$W/log")"
-	else
-		failed=$((failed + 1))
-		echo "not ok $num $name"
-		sed 's/^/# /' "$W/log"
-	fi
+	tap_result $? "$name" "$W/log"
 	for k in $(cat "$W/kids" 2>/dev/null); do kill "$k" 2>/dev/null; done
 	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
 		while read -r m; do umount -l "$m" 2>/dev/null; done
@@ -220,6 +208,4 @@ t pre_mount_without_mark_fails
 t refuses_wrong_hook_type_and_version
 t pre_start_needs_idmap
 
-echo "1..$num"
-echo "# $passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+tap_done

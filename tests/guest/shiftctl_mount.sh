@@ -19,13 +19,14 @@ export SHIFTCTL_DEBUG
 ROOT=$(mktemp -d /tmp/shiftctl-test.XXXXXX)
 # user namespaces' roots (host uid 0 unmapped) must be able to walk in
 chmod 755 "$ROOT"
-num=0
-failed=0
-passed=0
-skipped=0
 KIDS=
 
-echo "TAP version 13"
+# tests/lib/tap.sh: beside this program in the guest (/tests/lib), one
+# directory up in the source tree.
+tap_sh=$(dirname "$0")/lib/tap.sh
+[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+. "$tap_sh"
+tap_start
 
 cleanup_all() {
 	for k in $KIDS; do kill "$k" 2>/dev/null; done
@@ -143,23 +144,10 @@ userns_child() {
 
 t() {
 	name=$1
-	num=$((num + 1))
-	W=$ROOT/$num
+	W=$ROOT/$((TAP_N + 1))
 	mkdir -p "$W"
 	( set -u; W=$W; snapshot_mounts; "$name" ) > "$W/log" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		passed=$((passed + 1))
-		echo "ok $num $name"
-		sed 's/^/# /' "$W/log"
-	elif [ $rc -eq 77 ]; then
-		skipped=$((skipped + 1))
-		echo "ok $num $name # SKIP $(tail -n 1 "$W/log")"
-	else
-		failed=$((failed + 1))
-		echo "not ok $num $name"
-		sed 's/^/# /' "$W/log"
-	fi
+	tap_result $? "$name" "$W/log"
 	# whatever the test left, so the next one starts clean
 	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
 		while read -r m; do umount -l "$m" 2>/dev/null; done
@@ -632,8 +620,8 @@ attach_failures_leave_nothing() {
 	kill "$kid"
 }
 
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root"; exit 0; }
-command -v "$SC" > /dev/null || { echo "1..0 # SKIP shiftctl not installed"; exit 0; }
+[ "$(id -u)" = 0 ] || tap_skip_all "needs root"
+command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
 
 t check_reports_usable
 t mount_dir_explicit_maps
@@ -662,6 +650,4 @@ t mount_340_extents
 t mark_mount_from_userns_unmark
 t attach_failures_leave_nothing
 
-echo "1..$num"
-echo "# $passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+tap_done

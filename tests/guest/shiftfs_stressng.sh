@@ -5,12 +5,13 @@
 # and the runner's scan of the kernel log must stay clean.  FIEMAP is left
 # out: shiftfs answers ENOTTY to ioctls outside its allow-list.
 set -u
-echo "TAP version 13"
-echo "1..3"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
+# tests/lib/tap.sh: beside this program in the guest (/tests/lib), one
+# directory up in the source tree.
+tap_sh=$(dirname "$0")/lib/tap.sh
+[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+. "$tap_sh"
+tap_start
+tap_plan 3
 
 base=$(mktemp -d /tmp/stressng.XXXXXX)
 chmod 755 "$base"	# the container's root must get to the mount
@@ -25,9 +26,9 @@ truncate -s 512M "$base/img"
 if mkfs.ext4 -q "$base/img" && mount -o loop "$base/img" "$base/lower" &&
    mount -t shiftfs -o uidmap=0:100000:65536,gidmap=0:100000:65536 \
 	"$base/lower" "$base/mnt"; then
-	ok "shiftfs over ext4 on loop"
+	tap_ok "shiftfs over ext4 on loop"
 else
-	not_ok "shiftfs over ext4 on loop"
+	tap_not_ok "shiftfs over ext4 on loop"
 	exit 1
 fi
 mkdir "$base/lower/work"	# owned by 0:0 on disk, the container's root's
@@ -41,15 +42,15 @@ mkdir "$base/lower/work"	# owned by 0:0 on disk, the container's root's
 rc=$?
 sed 's/^/# /' "$base/stress.log" | tail -n 30
 if [ $rc -eq 0 ] && ! grep -qE 'failed: [1-9]|: FAIL' "$base/stress.log"; then
-	ok "stress-ng filesystem stressors through shiftfs (exit $rc)"
+	tap_ok "stress-ng filesystem stressors through shiftfs (exit $rc)"
 else
-	not_ok "stress-ng filesystem stressors through shiftfs (exit $rc)"
+	tap_not_ok "stress-ng filesystem stressors through shiftfs (exit $rc)"
 fi
 leftover=$(find "$base/lower/work" ! -user 0 2>/dev/null | head -5)
 if [ -z "$leftover" ]; then
-	ok "everything stress-ng left on disk is owned by uid 0"
+	tap_ok "everything stress-ng left on disk is owned by uid 0"
 else
-	not_ok "everything stress-ng left on disk is owned by uid 0"
+	tap_not_ok "everything stress-ng left on disk is owned by uid 0"
 	echo "$leftover" | sed 's/^/# not uid 0: /'
 fi
-exit $((fails > 0))
+tap_done
