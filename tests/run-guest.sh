@@ -57,29 +57,9 @@ tap=$logs/tap.log
 : > "$console"
 : > "$tap"
 
-# /dev/kvm may exist and still hang (nested virtualisation here does):
-# boot the kernel with no root under KVM once, with a short timeout, and
-# remember the answer for this build tree.
-probe_accel() {
-	cache=$build/accel
-	if [ -f "$cache" ]; then
-		cat "$cache"
-		return
-	fi
-	accel=tcg
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-		if timeout 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
-			-nodefaults -display none -no-reboot \
-			-kernel "$kernel" -append "panic=-1 console=ttyS0" \
-			-serial none >/dev/null 2>&1; then
-			accel=kvm
-		fi
-	fi
-	echo "$accel" > "$cache"
-	echo "$accel"
-}
-
-accel=$(probe_accel)
+# KVM if it works here, else TCG (tests/lib/kvm-probe.sh).
+. "$here/lib/kvm-probe.sh"
+accel=$(probe_accel "$build/accel" "$kernel")
 smp=2
 if [ "$accel" = kvm ]; then
 	cpu="-accel kvm -cpu host"
