@@ -134,9 +134,10 @@ fi
 # The LXC hook, where make install puts it (tests/guest/lxchook_*).
 install -D -m 755 "$here/../lxc-hook/shiftfs" usr/share/lxc/hooks/shiftfs
 
-# Guest-side helper scripts (demo, benchmarks).
+# Guest-side helper scripts: the demo, and the benchmark's (tests/bench).
 mkdir -p usr/libexec/shiftfs
-cp "$here"/guest-bin/* usr/libexec/shiftfs/
+cp "$here"/guest-bin/* "$here"/../tests/bench/bench "$here"/../tests/bench/bench-ftrace \
+	usr/libexec/shiftfs/
 # Benchmark helpers (tests/bench, built static by make bench-helpers).
 if [ -d "$build/tests/bench" ]; then
 	for t in "$build/tests/bench/"*; do

@@ -135,13 +135,13 @@ printf '# program: a\r\n1..1\r\nok 1 x\r\n# exit: a 0\r\n' > "$tmp/t"
 summary "$tmp/t"
 expect "CRLF from the serial port is read as LF" 0 "1 passed, 0 failed"
 
-# The benchmark's targets (report() of images/guest-bin/bench, taken
+# The benchmark's targets (report() of tests/bench/bench, taken
 # from the guest script and run here on canned raw results): MET, MISSED
 # and NOT MEASURED must follow the figures.  bench_targets LINES...
 # prints NAME<tab>STATE per target.
 # (The awk program's own functions end in "}" at column 0 too: the
 # function ends after the line that closes the awk program.)
-bench_report=$(sed -n '/^report() {$/,/^}'"'"' "\$RAW"$/p' "$here/../images/guest-bin/bench")
+bench_report=$(sed -n '/^report() {$/,/^}'"'"' "\$RAW"$/p' "$here/bench/bench")
 [ -n "$bench_report" ] && bench_report="$bench_report
 }"
 
@@ -174,7 +174,7 @@ expect_target() {
 	fi
 }
 if [ -z "$bench_report" ]; then
-	check 1 "bench: report() found in images/guest-bin/bench"
+	check 1 "bench: report() found in tests/bench/bench"
 else
 	good="meta ext4 create plain 1.00|meta ext4 create shiftfs 1.05|meta ext4 create bindfs 10|data ext4 write plain 1.00|data ext4 write shiftfs 1.02|shift ext4 10k shiftfs 0.10|shift ext4 100k shiftfs 0.12"
 	IFS='|'

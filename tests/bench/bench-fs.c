@@ -3,8 +3,8 @@
  * bench-fs: the workloads of the shiftfs benchmark (tests/bench/), run
  * inside the guest on one directory of one mount.  Each command times
  * itself with CLOCK_MONOTONIC and prints the elapsed seconds as the last
- * line of stdout ("%.6f"), so that the shell driving it (images/guest-bin/
- * bench) pays no fork/exec per file and only the filesystem is measured.
+ * line of stdout ("%.6f"), so that the shell driving it (tests/bench/bench)
+ * pays no fork/exec per file and only the filesystem is measured.
  *
  *   bench-fs create  DIR NDIRS NFILES   mkdir NDIRS dirs, NFILES empty files in them
  *   bench-fs stat    DIR NDIRS NFILES   stat() every file by path (DIR/dNNN/fNNNNNN)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Host side of `make bench` (issue #7): boot the fast guest once with the
+# Host side of `make bench`: boot the fast guest once with the
 # benchmark as its command, then save the tables it prints.
 #
 #   tests/bench/run-bench.sh [-T SECS] KVER BUILD_DIR
@@ -15,7 +15,7 @@
 #
 # Needs BUILD_DIR/KVER/initramfs.cpio made with the bench helpers in it
 # (images/mkinitramfs.sh copies BUILD_DIR/tests/bench/* and
-# images/guest-bin/bench* to /usr/libexec/shiftfs/).  The guest runs in a
+# tests/bench/bench* to /usr/libexec/shiftfs/).  The guest runs in a
 # private build tree, BUILD_DIR/bench/KVER/guest/, whose kernel and
 # initramfs are links to BUILD_DIR/KVER/, so that its logs cannot be
 # overwritten by a test run on the same kernel at the same time.
