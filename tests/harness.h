@@ -25,6 +25,34 @@
  * killed and reported as "not ok ... # TIMEOUT".
  *
  * With arguments, only tests whose names contain one of them are run.
+ *
+ * Tests that start from the same world share a fixture, as in kselftest:
+ *
+ *	FIXTURE(world) {
+ *		struct world w;
+ *	};
+ *
+ *	FIXTURE_SETUP(world)
+ *	{
+ *		ASSERT_EQ(world_setup(&self->w), 0);
+ *	}
+ *
+ *	FIXTURE_TEARDOWN(world)
+ *	{
+ *	}
+ *
+ *	TEST_F(world, chown_through_mount)
+ *	{
+ *		ASSERT_EQ(shiftfs_mount_default(&self->w), 0);
+ *		...
+ *	}
+ *
+ * Each TEST_F gets a zeroed fixture of its own, set up in its forked child
+ * before the test body runs; an ASSERT_* or SKIP() in the setup ends the
+ * test as it would in the body.  The teardown runs after a body that
+ * returned (not after an ASSERT_* failure or SKIP(), which end the child:
+ * what the child set up in its own namespaces goes with it).  The test is
+ * named by its own name alone, as a TEST() of the same name would be.
  */
 #ifndef SHIFTFS_TESTS_HARNESS_H
 #define SHIFTFS_TESTS_HARNESS_H
@@ -87,6 +115,31 @@ static inline void harness_register(const char *name, void (*fn)(void))
 		harness_register(#name, harness_test_##name);		\
 	}								\
 	static void harness_test_##name(void)
+
+#define FIXTURE(fname) struct harness_fixture_##fname
+
+#define FIXTURE_SETUP(fname)						\
+	static void harness_setup_##fname(				\
+		struct harness_fixture_##fname *self __attribute__((unused)))
+
+#define FIXTURE_TEARDOWN(fname)						\
+	static void harness_teardown_##fname(				\
+		struct harness_fixture_##fname *self __attribute__((unused)))
+
+#define TEST_F(fname, name)						\
+	static void harness_body_##fname##_##name(			\
+		struct harness_fixture_##fname *self);			\
+	TEST(name)							\
+	{								\
+		struct harness_fixture_##fname self;			\
+									\
+		memset(&self, 0, sizeof(self));				\
+		harness_setup_##fname(&self);				\
+		harness_body_##fname##_##name(&self);			\
+		harness_teardown_##fname(&self);			\
+	}								\
+	static void harness_body_##fname##_##name(			\
+		struct harness_fixture_##fname *self)
 
 #define TH_LOG(fmt, ...)						\
 	do {								\
