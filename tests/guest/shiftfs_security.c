@@ -11,9 +11,12 @@
 #include "harness.h"
 #include "mark_util.h"
 
+/* Sparse, in the world's tmpfs; the space tests fill a fraction of it. */
+#define LOOP_IMG_SIZE (64ll << 20)
+#include "loop_util.h"
+
 #include <linux/capability.h>
 #include <linux/fs.h>
-#include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/quota.h>
 #include <sys/statfs.h>
@@ -121,20 +124,22 @@ static int run_probe(const char *path, uid_t uid, gid_t gid,
 static int loop_fd = -1;
 
 /*
- * mkfs.ext4 @mkfs_opts on an image of @mib MiB in the world's tmpfs, run
- * the debugfs requests in @debugfs (may be NULL) on it, and mount it on
- * w->lower with @mount_opts.  0, -1 on error, -2 if a tool is missing.
+ * mkfs.ext4 @mkfs_opts on a LOOP_IMG_SIZE image in the world's tmpfs, run
+ * the debugfs requests in @debugfs (may be NULL) on it while it is not
+ * mounted, and mount it on w->lower with @mount_opts.  0, -1 on error, -2
+ * if a tool is missing.
  */
-static int ext4_lower(const struct world *w, int mib, const char *mkfs_opts,
+static int ext4_lower(const struct world *w, const char *mkfs_opts,
 		      const char *debugfs, const char *mount_opts)
 {
 	char img[160], dev[32], cmd[1024];
-	int ctl, fd, n;
+	int fd;
 
 	snprintf(img, sizeof(img), "%s/ext4.img", w->base);
-	fd = open(img, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)mib << 20))
+	fd = open(img, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, LOOP_IMG_SIZE))
 		return -1;
+	close(fd);
 	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s %s >/dev/null 2>&1",
 		 mkfs_opts, img);
 	if (system(cmd))
@@ -145,18 +150,9 @@ static int ext4_lower(const struct world *w, int mib, const char *mkfs_opts,
 		if (system(cmd))
 			return -2;
 	}
-	ctl = open("/dev/loop-control", O_RDWR);
-	if (ctl < 0)
+	loop_fd = loop_attach(img, dev, sizeof(dev));
+	if (loop_fd < 0)
 		return -1;
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	close(ctl);
-	if (n < 0)
-		return -1;
-	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-	loop_fd = open(dev, O_RDWR);
-	if (loop_fd < 0 || ioctl(loop_fd, LOOP_SET_FD, fd))
-		return -1;
-	close(fd);
 	return mount(dev, w->lower, "ext4", 0, mount_opts);
 }
 
@@ -165,15 +161,13 @@ static void ext4_lower_done(const struct world *w)
 {
 	umount2(w->mnt, MNT_DETACH);
 	umount2(w->lower, MNT_DETACH);
-	if (loop_fd >= 0) {
-		ioctl(loop_fd, LOOP_CLR_FD, 0);
-		close(loop_fd);
-	}
+	if (loop_fd >= 0)
+		loop_detach(loop_fd);
 }
 
-#define EXT4_LOWER(w, mib, mkfs, dbg, mopts)				\
+#define EXT4_LOWER(w, mkfs, dbg, mopts)					\
 	do {								\
-		int __r = ext4_lower(w, mib, mkfs, dbg, mopts);		\
+		int __r = ext4_lower(w, mkfs, dbg, mopts);		\
 		if (__r == -2)						\
 			SKIP("mkfs.ext4/debugfs failed: %s", mkfs);	\
 		ASSERT_EQ(__r, 0);					\
@@ -354,7 +348,7 @@ TEST(no_reserved_blocks_for_container_users)
 
 	SETUP(&w);
 	/* Half of the filesystem is reserved for root. */
-	EXT4_LOWER(&w, 32, "-m 50 -O ^has_journal", NULL, NULL);
+	EXT4_LOWER(&w, "-m 50 -O ^has_journal", NULL, NULL);
 	ASSERT_EQ(make_dir(P(w.lower, "home"), 0755, 1000, 1000), 0);
 	ASSERT_EQ(shiftfs_mount_default(&w), 0);
 	ASSERT_EQ(statfs(w.lower, &sf), 0);
@@ -382,7 +376,7 @@ TEST(no_quota_bypass_for_container_users)
 	long long got;
 
 	SETUP(&w);
-	EXT4_LOWER(&w, 64, "-O quota,^has_journal", NULL, "usrquota");
+	EXT4_LOWER(&w, "-O quota,^has_journal", NULL, "usrquota");
 	snprintf(dev, sizeof(dev), "/proc/self/fd/%d", loop_fd);
 	ASSERT_EQ(make_dir(P(w.lower, "home"), 0755, 1000, 1000), 0);
 	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), dev, 1000, (void *)&dq))
@@ -615,7 +609,7 @@ TEST(odd_capability_xattrs)
 		"ea_set -f %s/big big security.capability\n",
 		w.base, w.base, w.base);
 	fclose(f);
-	EXT4_LOWER(&w, 32, "-O ^has_journal", dbg, NULL);
+	EXT4_LOWER(&w, "-O ^has_journal", dbg, NULL);
 	ln = getxattr(P(w.lower, "probe"), "security.capability", lv,
 		      sizeof(lv));
 	printf("# v1 directly: %zd\n", ln);
@@ -668,7 +662,7 @@ TEST(failed_acl_set_keeps_setgid)
 
 	SETUP(&w);
 	/* 1 KiB blocks: a 400-entry ACL does not fit in ext4's xattrs. */
-	EXT4_LOWER(&w, 32, "-b 1024 -O ^has_journal", NULL, "acl");
+	EXT4_LOWER(&w, "-b 1024 -O ^has_journal", NULL, "acl");
 	ASSERT_EQ(make_file(P(w.lower, "f"), 02775, 0, 5), 0);
 	ASSERT_EQ(shiftfs_mount_default(&w), 0);
 	ASSERT_NE(x, NULL);
@@ -715,7 +709,7 @@ TEST(tmpfile_o_direct)
 	int fd, lfd;
 
 	SETUP(&w);
-	EXT4_LOWER(&w, 32, "-O ^has_journal", NULL, NULL);
+	EXT4_LOWER(&w, "-O ^has_journal", NULL, NULL);
 	ASSERT_EQ(shiftfs_mount_default(&w), 0);
 	lfd = open(w.lower, O_TMPFILE | O_RDWR | O_DIRECT, 0600);
 	if (lfd < 0)
@@ -743,7 +737,7 @@ TEST(casefolded_lower_revalidates)
 	int fd, flags = FS_CASEFOLD_FL;
 
 	SETUP(&w);
-	EXT4_LOWER(&w, 32, "-O casefold,^has_journal", NULL, NULL);
+	EXT4_LOWER(&w, "-O casefold,^has_journal", NULL, NULL);
 	ASSERT_EQ(mkdir(P(w.lower, "cf"), 0755), 0);
 	fd = open(P(w.lower, "cf"), O_RDONLY | O_DIRECTORY);
 	ASSERT_GE(fd, 0);
