@@ -170,18 +170,18 @@ pre_mount_without_mark_fails() {
 refuses_wrong_hook_type_and_version() {
 	[ -x "$HOOK" ] || skip "no hook at $HOOK"
 	make_container
-	hook post-stop && fail "ran as post-stop"
-	grep -q "^ERROR: .*post-stop" "$W/err" || fail "no ERROR: for post-stop"
+	hook stop && fail "ran as stop"
+	grep -q "^ERROR: cannot run as a stop hook" "$W/err" || fail "no ERROR: for stop"
 	hook mount && fail "ran as mount"
 	env LXC_HOOK_VERSION=7 LXC_ROOTFS_PATH="dir:$C/rootfs" "$HOOK" c1 lxc pre-start \
 		> "$W/out" 2> "$W/err" && fail "ran with hook version 7"
 	cat "$W/err"
 	grep -q "^ERROR: .*version 7" "$W/err" || fail "no ERROR: for version 7"
 	# Version 0: NAME SECTION TYPE arguments.
-	env -u LXC_HOOK_VERSION LXC_ROOTFS_PATH="dir:$C/rootfs" "$HOOK" c1 lxc post-stop \
-		> "$W/out" 2> "$W/err" && fail "version 0 ran as post-stop"
+	env -u LXC_HOOK_VERSION LXC_ROOTFS_PATH="dir:$C/rootfs" "$HOOK" c1 lxc stop \
+		> "$W/out" 2> "$W/err" && fail "version 0 ran as stop"
 	cat "$W/err"
-	grep -q "^ERROR: .*post-stop" "$W/err" || fail "no ERROR: for version 0 post-stop"
+	grep -q "^ERROR: cannot run as a stop hook" "$W/err" || fail "no ERROR: for version 0 stop"
 	env LXC_HOOK_VERSION=0 "$HOOK" > "$W/out" 2> "$W/err" && fail "version 0 without arguments"
 	grep -q "^ERROR: " "$W/err" || fail "no ERROR: without arguments"
 	# Not a directory rootfs.
