@@ -92,26 +92,10 @@ qemu-img create -q -f qcow2 -b "$base/base.qcow2" -F qcow2 "$run/overlay.qcow2" 
 t2=$(date +%s)
 timed "payload, seed, overlay" $((t2 - t1))
 
-# /dev/kvm may exist and hang: same probe and cached verdict as the fast
-# tier (tests/run-guest.sh), BUILD_DIR/accel.
-probe_accel() {
-	local cache=$build/accel accel=tcg
-	if [ -f "$cache" ]; then
-		cat "$cache"
-		return
-	fi
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-		if timeout 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
-			-nodefaults -display none -no-reboot \
-			-kernel "$base/vmlinuz" -append "panic=-1 console=ttyS0" \
-			-serial none >/dev/null 2>&1; then
-			accel=kvm
-		fi
-	fi
-	echo "$accel" > "$cache"
-	echo "$accel"
-}
-accel=$(probe_accel)
+# /dev/kvm may exist and hang: the fast tier's probe and cached verdict
+# (tests/lib/kvm-probe.sh), BUILD_DIR/accel.
+. "$here/../lib/kvm-probe.sh"
+accel=$(probe_accel "$build/accel" "$base/vmlinuz")
 if [ "$accel" = kvm ]; then
 	cpu="-accel kvm -cpu host"
 else
