@@ -171,7 +171,7 @@ refuses_wrong_hook_type_and_version() {
 	[ -x "$HOOK" ] || skip "no hook at $HOOK"
 	make_container
 	hook stop && fail "ran as stop"
-	grep -q "^ERROR: cannot run as a stop hook" "$W/err" || fail "no ERROR: for stop"
+	grep -q "^ERROR: shiftfs hook: cannot run as a stop hook" "$W/err" || fail "no ERROR: for stop"
 	hook mount && fail "ran as mount"
 	env LXC_HOOK_VERSION=7 LXC_ROOTFS_PATH="dir:$C/rootfs" "$HOOK" c1 lxc pre-start \
 		> "$W/out" 2> "$W/err" && fail "ran with hook version 7"
@@ -181,7 +181,7 @@ refuses_wrong_hook_type_and_version() {
 	env -u LXC_HOOK_VERSION LXC_ROOTFS_PATH="dir:$C/rootfs" "$HOOK" c1 lxc stop \
 		> "$W/out" 2> "$W/err" && fail "version 0 ran as stop"
 	cat "$W/err"
-	grep -q "^ERROR: cannot run as a stop hook" "$W/err" || fail "no ERROR: for version 0 stop"
+	grep -q "^ERROR: shiftfs hook: cannot run as a stop hook" "$W/err" || fail "no ERROR: for version 0 stop"
 	env LXC_HOOK_VERSION=0 "$HOOK" > "$W/out" 2> "$W/err" && fail "version 0 without arguments"
 	grep -q "^ERROR: " "$W/err" || fail "no ERROR: without arguments"
 	# Not a directory rootfs.
