@@ -5,60 +5,11 @@
  * ids checked on both sides.
  */
 #include "harness.h"
-#include "shiftfs_util.h"
+#include "loop_util.h"
 
 #include <dirent.h>
 #include <linux/fs.h>
-#include <linux/loop.h>
-#include <sys/ioctl.h>
 #include <sys/xattr.h>
-
-#define HARNESS_IMG_SIZE (320ll << 20)	/* mkfs.xfs wants >= 300M */
-
-/* A loop device over a sparse image in the world's tmpfs; -1 on error. */
-static int loop_attach(const char *img, char *dev, size_t devlen)
-{
-	int ctl, fd, lfd, n;
-
-	fd = open(img, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, HARNESS_IMG_SIZE))
-		return -1;
-	ctl = open("/dev/loop-control", O_RDWR);
-	if (ctl < 0)
-		return -1;
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	close(ctl);
-	if (n < 0)
-		return -1;
-	snprintf(dev, devlen, "/dev/loop%d", n);
-	lfd = open(dev, O_RDWR);
-	if (lfd < 0 || ioctl(lfd, LOOP_SET_FD, fd))
-		return -1;
-	close(fd);
-	return lfd;
-}
-
-static void loop_detach(int lfd)
-{
-	ioctl(lfd, LOOP_CLR_FD, 0);
-	close(lfd);
-}
-
-/* Format @dev and mount it on @dir; SKIP when the tool or fs is missing. */
-static int mkfs_mount(const char *fstype, const char *dev, const char *dir)
-{
-	char cmd[256];
-
-	if (!strcmp(fstype, "ext4"))
-		snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1",
-			 dev);
-	else
-		snprintf(cmd, sizeof(cmd), "mkfs.%s -f %s >/dev/null 2>&1",
-			 fstype, dev);
-	if (system(cmd))
-		return -2;
-	return mount(dev, dir, fstype, 0, NULL);
-}
 
 /* FICLONE through the mount does what it does underneath. */
 static int clone_as_lower(const struct world *w)
@@ -170,20 +121,10 @@ static int workload(const struct world *w)
 static void run_on(const char *fstype)
 {
 	struct world w;
-	char img[128], dev[32];
 	int lfd, err;
 
 	ASSERT_EQ(world_setup(&w), 0);
-	snprintf(img, sizeof(img), "%s/%s.img", w.base, fstype);
-	lfd = loop_attach(img, dev, sizeof(dev));
-	if (lfd < 0)
-		SKIP("no loop device: %s", strerror(errno));
-	err = mkfs_mount(fstype, dev, w.lower);
-	if (err == -2 || (err && errno == ENODEV)) {
-		loop_detach(lfd);
-		SKIP("no %s here", fstype);
-	}
-	ASSERT_EQ(err, 0);
+	lfd = LOOP_LOWER(&w, fstype);
 	err = workload(&w);
 	EXPECT_EQ(err, 0);
 	umount2(w.mnt, MNT_DETACH);
