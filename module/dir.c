@@ -103,25 +103,21 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 		goto out_dput;
 
 	if (hardlink) {
-		err = vfs_link(shiftfs_dentry_lower(hardlink), SHIFTFS_NOP_IDMAP,
-			       lower_dir, lower, NULL);
+		err = shiftfs_do_link(shiftfs_dentry_lower(hardlink),
+				      lower_dir, lower);
 	} else {
 		switch (mode & S_IFMT) {
 		case S_IFREG:
-			err = vfs_create(SHIFTFS_NOP_IDMAP, lower_dir, lower,
-					 mode, true);
+			err = shiftfs_do_create(lower_dir, lower, mode);
 			break;
 		case S_IFDIR:
-			err = vfs_mkdir(SHIFTFS_NOP_IDMAP, lower_dir, lower,
-					mode);
+			err = shiftfs_do_mkdir(lower_dir, lower, mode);
 			break;
 		case S_IFLNK:
-			err = vfs_symlink(SHIFTFS_NOP_IDMAP, lower_dir, lower,
-					  link);
+			err = shiftfs_do_symlink(lower_dir, lower, link);
 			break;
 		default:
-			err = vfs_mknod(SHIFTFS_NOP_IDMAP, lower_dir, lower,
-					mode, rdev);
+			err = shiftfs_do_mknod(lower_dir, lower, mode, rdev);
 			break;
 		}
 	}
@@ -217,9 +213,9 @@ static int shiftfs_remove(struct inode *dir, struct dentry *dentry,
 		goto out_dput;
 
 	if (is_dir)
-		err = vfs_rmdir(SHIFTFS_NOP_IDMAP, lower_dir, lower);
+		err = shiftfs_do_rmdir(lower_dir, lower);
 	else
-		err = vfs_unlink(SHIFTFS_NOP_IDMAP, lower_dir, lower, NULL);
+		err = shiftfs_do_unlink(lower_dir, lower);
 	if (!err) {
 		shiftfs_copyattr(dir);
 		shiftfs_copyattr(d_inode(dentry));
@@ -316,7 +312,7 @@ static int shiftfs_rename(struct shiftfs_idmap *idmap,
 
 	rd.old_dentry = lower_old;
 	rd.new_dentry = lower_new;
-	err = vfs_rename(&rd);
+	err = shiftfs_do_rename(&rd);
 	if (!err) {
 		shiftfs_copyattr(olddir);
 		if (newdir != olddir)

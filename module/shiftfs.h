@@ -12,6 +12,7 @@
 #include <linux/cred.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/xattr.h>
 #include <linux/xarray.h>
 
 struct fileattr;
@@ -228,6 +229,104 @@ static inline void shiftfs_sync_nosec(struct inode *inode)
 {
 	if (IS_NOSEC(inode) && !IS_NOSEC(SHIFTFS_I(inode)->lower))
 		inode->i_flags &= ~S_NOSEC;
+}
+
+/*
+ * Calls into the lower filesystem that change it, as overlayfs has them:
+ * the no-op idmap (shiftfs refuses idmapped lower mounts) and a
+ * pr_debug() in one place.  Callers hold the lower parent's lock and have
+ * overridden credentials.
+ */
+static inline int shiftfs_do_create(struct inode *dir, struct dentry *dentry,
+				    umode_t mode)
+{
+	int err = vfs_create(SHIFTFS_NOP_IDMAP, dir, dentry, mode, true);
+
+	pr_debug("create(%pd2, 0%o) = %i\n", dentry, mode, err);
+	return err;
+}
+
+static inline int shiftfs_do_mkdir(struct inode *dir, struct dentry *dentry,
+				   umode_t mode)
+{
+	int err = vfs_mkdir(SHIFTFS_NOP_IDMAP, dir, dentry, mode);
+
+	pr_debug("mkdir(%pd2, 0%o) = %i\n", dentry, mode, err);
+	return err;
+}
+
+static inline int shiftfs_do_mknod(struct inode *dir, struct dentry *dentry,
+				   umode_t mode, dev_t dev)
+{
+	int err = vfs_mknod(SHIFTFS_NOP_IDMAP, dir, dentry, mode, dev);
+
+	pr_debug("mknod(%pd2, 0%o, 0%o) = %i\n", dentry, mode, dev, err);
+	return err;
+}
+
+static inline int shiftfs_do_symlink(struct inode *dir, struct dentry *dentry,
+				     const char *oldname)
+{
+	int err = vfs_symlink(SHIFTFS_NOP_IDMAP, dir, dentry, oldname);
+
+	pr_debug("symlink(\"%s\", %pd2) = %i\n", oldname, dentry, err);
+	return err;
+}
+
+static inline int shiftfs_do_link(struct dentry *old_dentry, struct inode *dir,
+				  struct dentry *new_dentry)
+{
+	int err = vfs_link(old_dentry, SHIFTFS_NOP_IDMAP, dir, new_dentry,
+			   NULL);
+
+	pr_debug("link(%pd2, %pd2) = %i\n", old_dentry, new_dentry, err);
+	return err;
+}
+
+static inline int shiftfs_do_unlink(struct inode *dir, struct dentry *dentry)
+{
+	int err = vfs_unlink(SHIFTFS_NOP_IDMAP, dir, dentry, NULL);
+
+	pr_debug("unlink(%pd2) = %i\n", dentry, err);
+	return err;
+}
+
+static inline int shiftfs_do_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	int err = vfs_rmdir(SHIFTFS_NOP_IDMAP, dir, dentry);
+
+	pr_debug("rmdir(%pd2) = %i\n", dentry, err);
+	return err;
+}
+
+static inline int shiftfs_do_rename(struct renamedata *rd)
+{
+	int err = vfs_rename(rd);
+
+	pr_debug("rename(%pd2, %pd2, 0x%x) = %i\n", rd->old_dentry,
+		 rd->new_dentry, rd->flags, err);
+	return err;
+}
+
+static inline int shiftfs_do_setxattr(struct dentry *dentry, const char *name,
+				      const void *value, size_t size,
+				      int flags)
+{
+	int err = vfs_setxattr(SHIFTFS_NOP_IDMAP, dentry, name, value, size,
+			       flags);
+
+	pr_debug("setxattr(%pd2, \"%s\", %zu, 0x%x) = %i\n", dentry, name,
+		 size, flags, err);
+	return err;
+}
+
+static inline int shiftfs_do_removexattr(struct dentry *dentry,
+					 const char *name)
+{
+	int err = vfs_removexattr(SHIFTFS_NOP_IDMAP, dentry, name);
+
+	pr_debug("removexattr(%pd2, \"%s\") = %i\n", dentry, name, err);
+	return err;
 }
 
 /* params.c */

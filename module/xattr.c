@@ -190,10 +190,9 @@ static int shiftfs_xattr_set(const struct xattr_handler *handler,
 		goto out;
 	}
 	if (value)
-		err = vfs_setxattr(SHIFTFS_NOP_IDMAP, lower, name, value, size,
-				   flags);
+		err = shiftfs_do_setxattr(lower, name, value, size, flags);
 	else
-		err = vfs_removexattr(SHIFTFS_NOP_IDMAP, lower, name);
+		err = shiftfs_do_removexattr(lower, name);
 	revert_creds(old);
 	shiftfs_copyattr(inode);
 out:
@@ -408,7 +407,7 @@ static int shiftfs_lower_set_acl(struct shiftfs_fs *fs, struct dentry *lower,
 	int size, err;
 
 	if (!acl) {
-		err = vfs_removexattr(SHIFTFS_NOP_IDMAP, lower, name);
+		err = shiftfs_do_removexattr(lower, name);
 		return err == -ENODATA ? 0 : err;
 	}
 	size = posix_acl_xattr_size(acl->a_count);
@@ -417,8 +416,7 @@ static int shiftfs_lower_set_acl(struct shiftfs_fs *fs, struct dentry *lower,
 		return -ENOMEM;
 	err = posix_acl_to_xattr(&init_user_ns, acl, value, size);
 	if (err >= 0)
-		err = vfs_setxattr(SHIFTFS_NOP_IDMAP, lower, name, value,
-				   size, 0);
+		err = shiftfs_do_setxattr(lower, name, value, size, 0);
 	kfree(value);
 	return err;
 }
