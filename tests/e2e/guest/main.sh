@@ -52,7 +52,9 @@ if [ -n "$TESTS" ]; then
 		ls "$E2E"/"$p"*.sh >/dev/null 2>&1 || out "# no scenario matches '$p'"
 	done
 else
-	list=$(ls "$E2E"/s[0-9]*.sh)
+	# s5-packages removes the project's packages at its end (it checks
+	# that apt-get remove leaves nothing): it runs last.
+	list="$(ls "$E2E"/s[0-9]*.sh | grep -v /s5-packages.sh) $E2E/s5-packages.sh"
 fi
 cd /tmp || exit 1
 for t in $list; do
