@@ -420,15 +420,23 @@ static int shiftfs_flush(struct file *file, fl_owner_t id)
  * the VFS calls us again with the same request, and 6.9+ WARN if fl_file
  * is not the file it passes.
  */
-static int shiftfs_lock(struct file *file, int cmd, struct file_lock *fl)
+static struct file *shiftfs_lock_retarget(struct file *file,
+					  struct file_lock *fl)
 {
 	struct file *real = shiftfs_real_file(file);
-	const struct cred *old;
-	int ret;
 
 	if (shiftfs_fl_owner(fl) == file)
 		shiftfs_fl_owner(fl) = real;
 	shiftfs_fl_file(fl) = real;
+	return real;
+}
+
+static int shiftfs_lock(struct file *file, int cmd, struct file_lock *fl)
+{
+	struct file *real = shiftfs_lock_retarget(file, fl);
+	const struct cred *old;
+	int ret;
+
 	old = shiftfs_override_mounter(file_inode(file)->i_sb);
 	if (IS_GETLK(cmd))
 		ret = vfs_test_lock(real, fl);
@@ -444,13 +452,10 @@ static int shiftfs_lock(struct file *file, int cmd, struct file_lock *fl)
 /* flock(): owned by the open file description, i.e. the real file. */
 static int shiftfs_flock(struct file *file, int cmd, struct file_lock *fl)
 {
-	struct file *real = shiftfs_real_file(file);
+	struct file *real = shiftfs_lock_retarget(file, fl);
 	const struct cred *old;
 	int ret;
 
-	if (shiftfs_fl_owner(fl) == file)
-		shiftfs_fl_owner(fl) = real;
-	shiftfs_fl_file(fl) = real;
 	old = shiftfs_override_mounter(file_inode(file)->i_sb);
 	if (real->f_op->flock)
 		ret = real->f_op->flock(real, cmd, fl);
