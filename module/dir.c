@@ -85,7 +85,7 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 	if (err)
 		return err;
 	/* The new object belongs to the caller: -EOVERFLOW if it can't. */
-	old = shiftfs_override_creds_create(sb);
+	old = shiftfs_creds_owner_ids(sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 		goto out_drop_write;
@@ -145,7 +145,7 @@ out_dput:
 	dput(lower);
 out_unlock:
 	inode_unlock(lower_dir);
-	revert_creds(old);
+	shiftfs_creds_revert(sb, old);
 out_drop_write:
 	mnt_drop_write(fs->lower_mnt);
 	return err;
@@ -196,7 +196,7 @@ static int shiftfs_remove(struct inode *dir, struct dentry *dentry,
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		return err;
-	old = shiftfs_override_creds(dir->i_sb);
+	old = shiftfs_creds_caller_ids(dir->i_sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 		goto out_drop_write;
@@ -227,7 +227,7 @@ out_dput:
 	dput(lower);
 out_unlock:
 	inode_unlock(lower_dir);
-	revert_creds(old);
+	shiftfs_creds_revert(dir->i_sb, old);
 out_drop_write:
 	mnt_drop_write(fs->lower_mnt);
 	return err;
@@ -267,9 +267,9 @@ static int shiftfs_rename(struct shiftfs_idmap *idmap,
 		return err;
 	/* A whiteout is a new object, and the caller owns it. */
 	if (flags & RENAME_WHITEOUT)
-		oldcred = shiftfs_override_creds_create(sb);
+		oldcred = shiftfs_creds_owner_ids(sb);
 	else
-		oldcred = shiftfs_override_creds(sb);
+		oldcred = shiftfs_creds_caller_ids(sb);
 	if (IS_ERR(oldcred)) {
 		err = PTR_ERR(oldcred);
 		goto out_drop_write;
@@ -329,7 +329,7 @@ out_dput_old:
 out_unlock:
 	unlock_rename(lower_new_parent, lower_old_parent);
 out_revert:
-	revert_creds(oldcred);
+	shiftfs_creds_revert(sb, oldcred);
 out_drop_write:
 	mnt_drop_write(fs->lower_mnt);
 	return err;
@@ -366,14 +366,14 @@ static int shiftfs_tmpfile(struct shiftfs_idmap *idmap, struct inode *dir,
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		return err;
-	old = shiftfs_override_creds_create(sb);
+	old = shiftfs_creds_owner_ids(sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 		goto out_drop_write;
 	}
 	real = shiftfs_tmpfile_open(file, &parent, mode, file->f_flags,
 				    current_cred());
-	revert_creds(old);
+	shiftfs_creds_revert(sb, old);
 	if (IS_ERR(real)) {
 		err = PTR_ERR(real);
 		goto out_drop_write;

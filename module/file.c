@@ -33,9 +33,9 @@ static int shiftfs_open(struct inode *inode, struct file *file)
 	 * dentry); file_dentry() resolves that to ours through d_real.
 	 */
 	shiftfs_lower_path(file_dentry(file), &lower);
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	real = shiftfs_backing_open(file, flags, &lower, current_cred());
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	if (IS_ERR(real))
 		return PTR_ERR(real);
 
@@ -115,9 +115,9 @@ static int shiftfs_release(struct inode *inode, struct file *file)
 	struct file *real = shiftfs_real_file(file);
 	const struct cred *old;
 
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	shiftfs_drop_stray_posix(real);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	fput(real);
 	return 0;
 }
@@ -151,10 +151,10 @@ static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 	ret = shiftfs_sync_flags(file, real);
 	if (ret)
 		return ret;
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	ret = vfs_iter_read(real, iter, &iocb->ki_pos,
 			    shiftfs_iocb_to_rwf(iocb->ki_flags));
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
@@ -170,9 +170,9 @@ static ssize_t shiftfs_splice_read(struct file *in, loff_t *ppos,
 	ret = shiftfs_sync_flags(in, real);
 	if (ret)
 		return ret;
-	old = shiftfs_override_mounter(file_inode(in)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(in)->i_sb);
 	ret = vfs_splice_read(real, ppos, pipe, len, flags);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(in)->i_sb, old);
 	return ret;
 }
 #else
@@ -215,14 +215,14 @@ static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 	if (ret)
 		goto out_unlock;
 
-	old = shiftfs_override_creds(inode->i_sb);
+	old = shiftfs_creds_caller_ids(inode->i_sb);
 	if (IS_ERR(old)) {
 		ret = PTR_ERR(old);
 		goto out_unlock;
 	}
 	ret = shiftfs_iter_write(real, iter, &iocb->ki_pos,
 				 shiftfs_iocb_to_rwf(iocb->ki_flags));
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	shiftfs_copyattr(inode);
 
 out_unlock:
@@ -252,9 +252,9 @@ static loff_t shiftfs_llseek(struct file *file, loff_t offset, int whence)
 	 */
 	inode_lock(inode);
 	real->f_pos = file->f_pos;
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	ret = vfs_llseek(real, offset, whence);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	file->f_pos = real->f_pos;
 	inode_unlock(inode);
 	return ret;
@@ -266,9 +266,9 @@ static int shiftfs_fsync(struct file *file, loff_t start, loff_t end,
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	ret = vfs_fsync_range(shiftfs_real_file(file), start, end, datasync);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
@@ -285,9 +285,9 @@ static int shiftfs_mmap(struct file *file, struct vm_area_struct *vma)
 
 	/* The mapping belongs to the lower file and its page cache. */
 	vma_set_file(vma, real);
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	ret = call_mmap(vma->vm_file, vma);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
@@ -302,13 +302,13 @@ static long shiftfs_fallocate(struct file *file, int mode, loff_t offset,
 	ret = shiftfs_write_prepare(file);
 	if (ret)
 		goto out_unlock;
-	old = shiftfs_override_creds(inode->i_sb);
+	old = shiftfs_creds_caller_ids(inode->i_sb);
 	if (IS_ERR(old)) {
 		ret = PTR_ERR(old);
 		goto out_unlock;
 	}
 	ret = vfs_fallocate(shiftfs_real_file(file), mode, offset, len);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	shiftfs_copyattr(inode);
 out_unlock:
 	inode_unlock(inode);
@@ -321,9 +321,9 @@ static int shiftfs_fadvise(struct file *file, loff_t offset, loff_t len,
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	ret = vfs_fadvise(shiftfs_real_file(file), offset, len, advice);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
@@ -339,7 +339,7 @@ static ssize_t shiftfs_copy_file_range(struct file *file_in, loff_t pos_in,
 	ret = shiftfs_write_prepare(file_out);
 	if (ret)
 		goto out_unlock;
-	old = shiftfs_override_creds(inode_out->i_sb);
+	old = shiftfs_creds_caller_ids(inode_out->i_sb);
 	if (IS_ERR(old)) {
 		ret = PTR_ERR(old);
 		goto out_unlock;
@@ -347,7 +347,7 @@ static ssize_t shiftfs_copy_file_range(struct file *file_in, loff_t pos_in,
 	ret = vfs_copy_file_range(shiftfs_real_file(file_in), pos_in,
 				  shiftfs_real_file(file_out), pos_out, len,
 				  flags);
-	revert_creds(old);
+	shiftfs_creds_revert(inode_out->i_sb, old);
 	shiftfs_copyattr(inode_out);
 out_unlock:
 	inode_unlock(inode_out);
@@ -370,7 +370,7 @@ static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
 	ret = shiftfs_write_prepare(file_out);
 	if (ret)
 		goto out_unlock;
-	old = shiftfs_override_creds(inode_out->i_sb);
+	old = shiftfs_creds_caller_ids(inode_out->i_sb);
 	if (IS_ERR(old)) {
 		ret = PTR_ERR(old);
 		goto out_unlock;
@@ -384,7 +384,7 @@ static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
 		ret = vfs_clone_file_range(shiftfs_real_file(file_in), pos_in,
 					   shiftfs_real_file(file_out),
 					   pos_out, len, remap_flags);
-	revert_creds(old);
+	shiftfs_creds_revert(inode_out->i_sb, old);
 	shiftfs_copyattr(inode_out);
 out_unlock:
 	inode_unlock(inode_out);
@@ -401,11 +401,11 @@ static int shiftfs_flush(struct file *file, fl_owner_t id)
 	const struct cred *old;
 	int ret = 0;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	if (real->f_op->flush)
 		ret = real->f_op->flush(real, id);
 	locks_remove_posix(real, id);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
@@ -437,14 +437,14 @@ static int shiftfs_lock(struct file *file, int cmd, struct file_lock *fl)
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	if (IS_GETLK(cmd))
 		ret = vfs_test_lock(real, fl);
 	else if (cmd == F_CANCELLK)
 		ret = vfs_cancel_lock(real, fl);
 	else
 		ret = vfs_lock_file(real, cmd, fl, NULL);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	shiftfs_fl_file(fl) = file;
 	return ret;
 }
@@ -456,12 +456,12 @@ static int shiftfs_flock(struct file *file, int cmd, struct file_lock *fl)
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	if (real->f_op->flock)
 		ret = real->f_op->flock(real, cmd, fl);
 	else
 		ret = locks_lock_file_wait(real, fl);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	shiftfs_fl_file(fl) = file;
 	return ret;
 }

@@ -103,9 +103,9 @@ int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
 	    !shiftfs_exec_may_setid(inode))
 		return -EPERM;
 
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	err = inode_permission(SHIFTFS_NOP_IDMAP, lower, mask);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	return err;
 }
 
@@ -159,9 +159,9 @@ int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
 	int err;
 
 	shiftfs_lower_path(dentry, &lower);
-	old = shiftfs_override_mounter(dentry->d_sb);
+	old = shiftfs_creds_mounter(dentry->d_sb);
 	err = shiftfs_vfs_getattr(&lower, stat, request_mask, query_flags);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	if (err)
 		return err;
 
@@ -238,7 +238,7 @@ int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 			goto out_drop_write;
 	}
 
-	old = shiftfs_override_creds(dentry->d_sb);
+	old = shiftfs_creds_caller_ids(dentry->d_sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 		goto out_put_write;
@@ -246,7 +246,7 @@ int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 	inode_lock(lower_inode);
 	err = notify_change(SHIFTFS_NOP_IDMAP, lower, &lattr, NULL);
 	inode_unlock(lower_inode);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	shiftfs_copyattr(inode);
 
 out_put_write:
@@ -267,9 +267,9 @@ static const char *shiftfs_get_link(struct dentry *dentry,
 	/* The lower ->get_link may sleep, and it wants a dentry. */
 	if (!dentry)
 		return ERR_PTR(-ECHILD);
-	old = shiftfs_override_mounter(dentry->d_sb);
+	old = shiftfs_creds_mounter(dentry->d_sb);
 	link = vfs_get_link(shiftfs_dentry_lower(dentry), done);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	return link;
 }
 
@@ -278,9 +278,9 @@ int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa)
 	const struct cred *old;
 	int err;
 
-	old = shiftfs_override_mounter(dentry->d_sb);
+	old = shiftfs_creds_mounter(dentry->d_sb);
 	err = vfs_fileattr_get(shiftfs_dentry_lower(dentry), fa);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	return err;
 }
 
@@ -303,14 +303,14 @@ int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		return err;
-	old = shiftfs_override_creds(dentry->d_sb);
+	old = shiftfs_creds_caller_ids(dentry->d_sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 		goto out;
 	}
 	err = vfs_fileattr_set(SHIFTFS_NOP_IDMAP, shiftfs_dentry_lower(dentry),
 			       fa);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	shiftfs_copyattr(d_inode(dentry));
 out:
 	mnt_drop_write(fs->lower_mnt);
@@ -328,9 +328,9 @@ static int shiftfs_fiemap(struct inode *inode,
 
 	if (!lower->i_op->fiemap)
 		return -EOPNOTSUPP;
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	err = lower->i_op->fiemap(lower, fieinfo, start, len);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	return err;
 }
 

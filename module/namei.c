@@ -18,10 +18,10 @@ struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
 	struct dentry *lower;
 	const struct cred *old;
 
-	old = shiftfs_override_mounter(dir->i_sb);
+	old = shiftfs_creds_mounter(dir->i_sb);
 	lower = lookup_one_unlocked(SHIFTFS_NOP_IDMAP, dentry->d_name.name,
 				    lower_dir, dentry->d_name.len);
-	revert_creds(old);
+	shiftfs_creds_revert(dir->i_sb, old);
 	if (IS_ERR(lower))
 		return lower;
 

@@ -22,10 +22,10 @@ static int shiftfs_dir_open(struct inode *inode, struct file *file)
 	 * dentry); file_dentry() resolves that to ours through d_real.
 	 */
 	shiftfs_lower_path(file_dentry(file), &lower);
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	real = dentry_open(&lower, O_RDONLY | O_DIRECTORY | O_LARGEFILE,
 			   current_cred());
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	if (IS_ERR(real))
 		return PTR_ERR(real);
 	file->private_data = real;
@@ -45,9 +45,9 @@ static int shiftfs_iterate_shared(struct file *file, struct dir_context *ctx)
 	int err;
 
 	/* iterate_dir() resumes from real->f_pos, which tracks our f_pos. */
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	err = iterate_dir(real, ctx);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return err;
 }
 
@@ -57,9 +57,9 @@ static loff_t shiftfs_dir_llseek(struct file *file, loff_t offset, int whence)
 	const struct cred *old;
 	loff_t ret;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	ret = vfs_llseek(real, offset, whence);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	if (ret >= 0)
 		file->f_pos = real->f_pos;
 	return ret;
@@ -71,9 +71,9 @@ static int shiftfs_dir_fsync(struct file *file, loff_t start, loff_t end,
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_override_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
 	ret = vfs_fsync_range(file->private_data, start, end, datasync);
-	revert_creds(old);
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 

@@ -20,7 +20,12 @@ struct fileattr;
 
 #define SHIFTFS_MAGIC		0x6a656a62	/* "jejb", as the seed RFC */
 #define SHIFTFS_MAX_EXTENTS	340		/* UID_GID_MAP_MAX_EXTENTS */
-#define SHIFTFS_CRED_CACHE	8
+/*
+ * Credentials for the ids of a mount's users, made on first use and kept
+ * until umount (util.c): at most this many per mount, in a fixed hash.
+ */
+#define SHIFTFS_CREDS_MAX	256
+#define SHIFTFS_CREDS_BITS	5
 
 /* Underlying ids [lower, lower + count) appear as [upper, upper + count). */
 struct shiftfs_extent {
@@ -54,10 +59,9 @@ struct shiftfs_fs_context {
 	const struct cred *mark_cred;
 };
 
-/* A mounter's cred with fsuid/fsgid replaced, cached per mount. */
+/* The mounter's cred with fsuid/fsgid replaced: see util.c. */
 struct shiftfs_cred_ent {
-	kuid_t fsuid;
-	kgid_t fsgid;
+	struct hlist_node node;
 	const struct cred *cred;
 };
 
@@ -82,10 +86,14 @@ struct shiftfs_fs {
 	 */
 	dev_t lower_dev;
 	struct xarray devs;
-	/* Protects cred_next and cred_cache. */
-	spinlock_t cred_lock;
-	unsigned int cred_next;
-	struct shiftfs_cred_ent cred_cache[SHIFTFS_CRED_CACHE];
+	/*
+	 * The creds of the ids calling through this mount, by (fsuid, fsgid):
+	 * read under RCU without a lock, only ever added to until umount.
+	 * creds_lock serializes the adding.
+	 */
+	struct hlist_head creds[1 << SHIFTFS_CREDS_BITS];
+	unsigned int nr_creds;
+	spinlock_t creds_lock;
 };
 
 struct shiftfs_inode {
@@ -353,10 +361,11 @@ bool shiftfs_exec_may_setid(struct inode *inode);
 bool shiftfs_exec_may_fcaps(struct super_block *sb);
 
 /* util.c */
-const struct cred *shiftfs_override_creds(struct super_block *sb);
-const struct cred *shiftfs_override_creds_create(struct super_block *sb);
-const struct cred *shiftfs_override_mounter(struct super_block *sb);
-void shiftfs_cred_cache_free(struct shiftfs_fs *fs);
+const struct cred *shiftfs_creds_caller_ids(struct super_block *sb);
+const struct cred *shiftfs_creds_owner_ids(struct super_block *sb);
+const struct cred *shiftfs_creds_mounter(struct super_block *sb);
+void shiftfs_creds_revert(struct super_block *sb, const struct cred *old);
+void shiftfs_creds_free(struct shiftfs_fs *fs);
 void shiftfs_copyattr(struct inode *inode);
 void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
 

@@ -57,7 +57,7 @@ static void shiftfs_fs_free(struct shiftfs_fs *fs)
 	xa_for_each(&fs->devs, lower, dev)
 		free_anon_bdev(xa_to_value(dev));
 	xa_destroy(&fs->devs);
-	shiftfs_cred_cache_free(fs);
+	shiftfs_creds_free(fs);
 	if (fs->creator_cred)
 		put_cred(fs->creator_cred);
 	/* A private clone is long-term, like a kern_mount(). */
@@ -89,11 +89,11 @@ static int shiftfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	int err;
 
 	shiftfs_lower_path(dentry, &lower);
-	old = shiftfs_override_creds(dentry->d_sb);
+	old = shiftfs_creds_caller_ids(dentry->d_sb);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
 	err = vfs_statfs(&lower, buf);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	if (!err)
 		buf->f_type = SHIFTFS_MAGIC;
 	return err;
@@ -110,13 +110,13 @@ static int shiftfs_sync_fs(struct super_block *sb, int wait)
 	 */
 	if (!wait || sb_rdonly(lower_sb))
 		return 0;
-	old = shiftfs_override_creds(sb);
+	old = shiftfs_creds_caller_ids(sb);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
 	down_read(&lower_sb->s_umount);
 	err = sync_filesystem(lower_sb);
 	up_read(&lower_sb->s_umount);
-	revert_creds(old);
+	shiftfs_creds_revert(sb, old);
 	return err;
 }
 
@@ -243,7 +243,7 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	fs = kzalloc(sizeof(*fs), GFP_KERNEL);
 	if (!fs)
 		goto out_put_path;
-	spin_lock_init(&fs->cred_lock);
+	spin_lock_init(&fs->creds_lock);
 	xa_init(&fs->devs);
 	sb->s_fs_info = fs;
 	fs->mark = ctx->mark;

@@ -7,41 +7,84 @@
 
 #include <linux/cred.h>
 #include <linux/dcache.h>
+#include <linux/hash.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
 #include <linux/fs.h>
 #include <linux/highuid.h>
 #include "shiftfs.h"
 
 /*
- * The mounter's credentials with fsuid/fsgid replaced.  Building one is a
- * prepare_creds() (an allocation plus LSM blob copies), far too much for
- * every call, so they are cached per mount.  Most callers of a shifted
- * mount are the handful of ids of one container, so a few entries with
- * round-robin replacement do; the mounter's own ids (container root mapped
- * back to host root, by far the most common case) never touch the cache.
+ * Every call into the lower filesystem runs with credentials of the
+ * mount's: the mounter's, which the lower filesystem trusts, and for a call
+ * that changes the tree the caller's fsuid/fsgid mapped back down.
+ *
+ * They are installed the way override_creds_light() does it (6.13; plain
+ * override_creds() since 6.14): by pointer, without a reference.  On the
+ * kernels this builds for, override_creds() takes one on the cred and
+ * revert_creds() drops it: an atomic on one cache line shared by every
+ * caller on every CPU, twice for each lower call.  Nothing here needs it:
+ * the mount holds the creds it installs until umount (shiftfs_creds_free()),
+ * and no call into it outlives the mount.  Lower code that keeps
+ * current_cred() beyond the call takes its own reference, as it must with
+ * any cred; a nested override_creds() below us reverts to ours.
  */
-static const struct cred *shiftfs_cred_for(struct shiftfs_fs *fs,
-					   kuid_t fsuid, kgid_t fsgid)
+static const struct cred *shiftfs_creds_install(const struct cred *new)
 {
-	const struct cred *creator = fs->creator_cred;
-	const struct cred *old, *evict = NULL;
+	/* Only the task itself reads or writes its subjective cred. */
+	return rcu_replace_pointer(current->cred, new, true);
+}
+
+static inline u32 shiftfs_creds_hash(kuid_t fsuid, kgid_t fsgid)
+{
+	return hash_32(__kuid_val(fsuid) ^ (__kgid_val(fsgid) * 0x9e3779b9u),
+		       SHIFTFS_CREDS_BITS);
+}
+
+/* The mount's cred for @fsuid/@fsgid, or NULL; never blocks. */
+static const struct cred *shiftfs_creds_find(struct shiftfs_fs *fs,
+					     kuid_t fsuid, kgid_t fsgid)
+{
+	struct hlist_head *head = &fs->creds[shiftfs_creds_hash(fsuid, fsgid)];
+	const struct cred *cred = NULL;
 	struct shiftfs_cred_ent *ent;
-	struct cred *new;
-	unsigned int i;
 
-	if (uid_eq(fsuid, creator->fsuid) && gid_eq(fsgid, creator->fsgid))
-		return get_cred(creator);
-
-	spin_lock(&fs->cred_lock);
-	for (i = 0; i < SHIFTFS_CRED_CACHE; i++) {
-		ent = &fs->cred_cache[i];
-		if (ent->cred && uid_eq(ent->fsuid, fsuid) &&
-		    gid_eq(ent->fsgid, fsgid)) {
-			old = get_cred(ent->cred);
-			spin_unlock(&fs->cred_lock);
-			return old;
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(ent, head, node) {
+		if (uid_eq(ent->cred->fsuid, fsuid) &&
+		    gid_eq(ent->cred->fsgid, fsgid)) {
+			cred = ent->cred;
+			break;
 		}
 	}
-	spin_unlock(&fs->cred_lock);
+	rcu_read_unlock();
+	return cred;
+}
+
+/*
+ * The mounter's creds with fsuid/fsgid replaced.  Building one is a
+ * prepare_creds() (an allocation plus LSM blob copies), too much for every
+ * call, so each is made once, on the first call with those ids, and kept
+ * until umount: read without a lock or a reference from then on.  The
+ * mounter's own ids (container root mapped back to host root, by far the
+ * most common case) never touch the table.  Past SHIFTFS_CREDS_MAX pairs of
+ * ids (a caller cycling through setfsuid() values must not grow the mount
+ * without bound) a call gets a cred of its own, put by
+ * shiftfs_creds_revert(): slower, never wrong.
+ */
+static const struct cred *shiftfs_creds_for(struct shiftfs_fs *fs,
+					    kuid_t fsuid, kgid_t fsgid)
+{
+	const struct cred *creator = fs->creator_cred;
+	const struct cred *cred, *old;
+	struct shiftfs_cred_ent *ent;
+	struct cred *new;
+
+	if (uid_eq(fsuid, creator->fsuid) && gid_eq(fsgid, creator->fsgid))
+		return creator;
+	cred = shiftfs_creds_find(fs, fsuid, fsgid);
+	if (likely(cred))
+		return cred;
 
 	/* prepare_creds() copies current's subjective creds: the mounter's. */
 	old = override_creds(creator);
@@ -52,47 +95,65 @@ static const struct cred *shiftfs_cred_for(struct shiftfs_fs *fs,
 	new->fsuid = fsuid;
 	new->fsgid = fsgid;
 
-	spin_lock(&fs->cred_lock);
-	ent = &fs->cred_cache[fs->cred_next];
-	fs->cred_next = (fs->cred_next + 1) % SHIFTFS_CRED_CACHE;
-	evict = ent->cred;
-	ent->fsuid = fsuid;
-	ent->fsgid = fsgid;
-	ent->cred = get_cred(new);
-	spin_unlock(&fs->cred_lock);
-	if (evict)
-		put_cred(evict);
-	return new;
+	ent = kmalloc(sizeof(*ent), GFP_KERNEL_ACCOUNT);
+	if (!ent) {
+		put_cred(new);
+		return ERR_PTR(-ENOMEM);
+	}
+	spin_lock(&fs->creds_lock);
+	/* Someone else may have added the same ids meanwhile. */
+	cred = shiftfs_creds_find(fs, fsuid, fsgid);
+	if (!cred && fs->nr_creds < SHIFTFS_CREDS_MAX) {
+		ent->cred = new;
+		hlist_add_head_rcu(&ent->node,
+				   &fs->creds[shiftfs_creds_hash(fsuid, fsgid)]);
+		WRITE_ONCE(fs->nr_creds, fs->nr_creds + 1);
+		cred = new;
+		new = NULL;
+		ent = NULL;
+	}
+	spin_unlock(&fs->creds_lock);
+	kfree(ent);
+	if (!cred)
+		return new;	/* a cred of the call's own */
+	if (new)
+		put_cred(new);
+	return cred;
 }
 
-void shiftfs_cred_cache_free(struct shiftfs_fs *fs)
+void shiftfs_creds_free(struct shiftfs_fs *fs)
 {
+	struct shiftfs_cred_ent *ent;
+	struct hlist_node *tmp;
 	unsigned int i;
 
-	for (i = 0; i < SHIFTFS_CRED_CACHE; i++) {
-		if (fs->cred_cache[i].cred)
-			put_cred(fs->cred_cache[i].cred);
-		fs->cred_cache[i].cred = NULL;
+	for (i = 0; i < ARRAY_SIZE(fs->creds); i++) {
+		hlist_for_each_entry_safe(ent, tmp, &fs->creds[i], node) {
+			put_cred(ent->cred);
+			kfree(ent);
+		}
+		INIT_HLIST_HEAD(&fs->creds[i]);
 	}
+	fs->nr_creds = 0;
 }
 
 /*
- * Switch to the credentials the lower filesystem sees: the mounter's, with
- * the caller's fsuid/fsgid mapped back.  A caller whose ids have no mapping
- * cannot own anything it would create (see the _create variant); for every
- * other operation the overflow ids stand in, since the access check was
- * already made against the caller at the shiftfs inode.
+ * Switch to the mounter's credentials with the caller's fsuid/fsgid mapped
+ * down.  A caller whose ids have no mapping cannot own anything it would
+ * create (@owner: -EOVERFLOW); for every other operation the overflow ids
+ * stand in, since the access check was already made against the caller at
+ * the shiftfs inode.
  */
-static const struct cred *shiftfs_do_override(struct super_block *sb,
-					      bool create)
+static const struct cred *shiftfs_creds_mapped(struct super_block *sb,
+					       bool owner)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
-	const struct cred *cred, *old;
+	const struct cred *cred;
 	kuid_t fsuid = shiftfs_uid_down(fs, current_fsuid());
 	kgid_t fsgid = shiftfs_gid_down(fs, current_fsgid());
 
 	if (!uid_valid(fsuid) || !gid_valid(fsgid)) {
-		if (create)
+		if (owner)
 			return ERR_PTR(-EOVERFLOW);
 		/*
 		 * Not the mounter's ids: to the lower filesystem they are
@@ -103,35 +164,57 @@ static const struct cred *shiftfs_do_override(struct super_block *sb,
 		fsuid = make_kuid(&init_user_ns, overflowuid);
 		fsgid = make_kgid(&init_user_ns, overflowgid);
 	}
-	cred = shiftfs_cred_for(fs, fsuid, fsgid);
+	cred = shiftfs_creds_for(fs, fsuid, fsgid);
 	if (IS_ERR(cred))
 		return cred;
-	old = override_creds(cred);
-	/* override_creds() took its own reference. */
-	put_cred(cred);
-	return old;
-}
-
-/* Returns the creds to hand to revert_creds(), or an ERR_PTR. */
-const struct cred *shiftfs_override_creds(struct super_block *sb)
-{
-	return shiftfs_do_override(sb, false);
-}
-
-/* As above, but -EOVERFLOW if the caller's fsuid/fsgid have no mapping. */
-const struct cred *shiftfs_override_creds_create(struct super_block *sb)
-{
-	return shiftfs_do_override(sb, true);
+	return shiftfs_creds_install(cred);
 }
 
 /*
- * Reads, lookups and permission checks don't depend on fsuid: use the
- * mounter's creds as they are (writes do: see shiftfs_override_creds()).  Never fails and never allocates, so it is
- * fine in RCU path walk.
+ * The caller's ids, for a call that writes: data, attributes, a name that
+ * goes away.  Returns the creds to hand to shiftfs_creds_revert(), or an
+ * ERR_PTR.
  */
-const struct cred *shiftfs_override_mounter(struct super_block *sb)
+const struct cred *shiftfs_creds_caller_ids(struct super_block *sb)
 {
-	return override_creds(SHIFTFS_SB(sb)->creator_cred);
+	return shiftfs_creds_mapped(sb, false);
+}
+
+/*
+ * The ids that will own what the call creates: the caller's, or
+ * -EOVERFLOW if they have no mapping.
+ */
+const struct cred *shiftfs_creds_owner_ids(struct super_block *sb)
+{
+	return shiftfs_creds_mapped(sb, true);
+}
+
+/*
+ * The mounter's own ids.  Reads, lookups and permission checks don't
+ * depend on fsuid (writes do: see shiftfs_creds_caller_ids()).  Never
+ * fails and never allocates, so it is fine in RCU path walk.
+ */
+const struct cred *shiftfs_creds_mounter(struct super_block *sb)
+{
+	return shiftfs_creds_install(SHIFTFS_SB(sb)->creator_cred);
+}
+
+/*
+ * Back to the caller's credentials.  The ones being left are the mount's
+ * (no reference to drop) unless the table was full when they were made:
+ * those were the call's own.  The table only grows, so a cred made for a
+ * full table is never found in it.
+ */
+void shiftfs_creds_revert(struct super_block *sb, const struct cred *old)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	const struct cred *cur = shiftfs_creds_install(old);
+
+	if (likely(cur == fs->creator_cred) ||
+	    likely(READ_ONCE(fs->nr_creds) < SHIFTFS_CREDS_MAX) ||
+	    shiftfs_creds_find(fs, cur->fsuid, cur->fsgid) == cur)
+		return;
+	put_cred(cur);
 }
 
 /*

@@ -92,7 +92,7 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 		return -EOPNOTSUPP;
 	lower = shiftfs_dentry_lower(dentry);
 
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	if (is_caps) {
 		/*
 		 * Fetch whole: translation may turn v1/v2 into the larger v3.
@@ -111,7 +111,7 @@ static int shiftfs_xattr_get(const struct xattr_handler *handler,
 	if (!is_caps)
 		ret = vfs_getxattr(SHIFTFS_NOP_IDMAP, lower, name, value,
 				   size);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	dput(dentry);
 
 	if (ret < 0 || !is_caps || !size)
@@ -184,7 +184,7 @@ static int shiftfs_xattr_set(const struct xattr_handler *handler,
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		return err;
-	old = shiftfs_override_creds(inode->i_sb);
+	old = shiftfs_creds_caller_ids(inode->i_sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 		goto out;
@@ -193,7 +193,7 @@ static int shiftfs_xattr_set(const struct xattr_handler *handler,
 		err = shiftfs_do_setxattr(lower, name, value, size, flags);
 	else
 		err = shiftfs_do_removexattr(lower, name);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	shiftfs_copyattr(inode);
 out:
 	mnt_drop_write(fs->lower_mnt);
@@ -206,9 +206,9 @@ ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size)
 	ssize_t ret, len;
 	char *p, *out;
 
-	old = shiftfs_override_mounter(dentry->d_sb);
+	old = shiftfs_creds_mounter(dentry->d_sb);
 	ret = vfs_listxattr(shiftfs_dentry_lower(dentry), list, size);
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	if (ret <= 0 || !list || capable(CAP_SYS_ADMIN))
 		return ret;
 
@@ -287,9 +287,9 @@ struct posix_acl *shiftfs_get_inode_acl(struct inode *inode, int type,
 		acl = get_cached_acl_rcu(lower, type);
 		return acl ? ERR_PTR(-ECHILD) : NULL;
 	}
-	old = shiftfs_override_mounter(inode->i_sb);
+	old = shiftfs_creds_mounter(inode->i_sb);
 	acl = shiftfs_lower_get_inode_acl(lower, type);
-	revert_creds(old);
+	shiftfs_creds_revert(inode->i_sb, old);
 	if (IS_ERR_OR_NULL(acl))
 		return acl;
 	new = shiftfs_acl_translate(fs, acl, true);
@@ -332,13 +332,13 @@ static int shiftfs_do_set_acl(struct shiftfs_idmap *idmap,
 	err = mnt_want_write(fs->lower_mnt);
 	if (err)
 		goto out;
-	old = shiftfs_override_creds(inode->i_sb);
+	old = shiftfs_creds_caller_ids(inode->i_sb);
 	if (IS_ERR(old)) {
 		err = PTR_ERR(old);
 	} else {
 		err = shiftfs_lower_set_acl(fs, shiftfs_dentry_lower(dentry),
 					    type, lower_acl);
-		revert_creds(old);
+		shiftfs_creds_revert(inode->i_sb, old);
 	}
 	mnt_drop_write(fs->lower_mnt);
 	shiftfs_copyattr(inode);
@@ -373,10 +373,10 @@ struct posix_acl *shiftfs_get_acl(struct shiftfs_idmap *idmap,
 
 	if (!IS_POSIXACL(d_inode(shiftfs_dentry_lower(dentry))))
 		return NULL;
-	old = shiftfs_override_mounter(dentry->d_sb);
+	old = shiftfs_creds_mounter(dentry->d_sb);
 	acl = vfs_get_acl(SHIFTFS_NOP_IDMAP, shiftfs_dentry_lower(dentry),
 			  posix_acl_xattr_name(type));
-	revert_creds(old);
+	shiftfs_creds_revert(dentry->d_sb, old);
 	if (IS_ERR(acl) && PTR_ERR(acl) == -ENODATA)
 		return NULL;
 	if (IS_ERR_OR_NULL(acl))

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The credentials shiftfs makes for the ids calling through a mount
+ * (module/util.c): one per (fsuid, fsgid) pair, kept until umount, up to
+ * SHIFTFS_CREDS_MAX (256) pairs; past that a call gets a cred of its own,
+ * which must carry the right ids and be freed when the call returns.
+ */
+#include "harness.h"
+#include "shiftfs_util.h"
+
+/* More id pairs than the module keeps creds for. */
+#define NR_IDS		300
+/* A leak of one cred a call (192 bytes of cred_jar) shows as 11 MiB. */
+#define NR_WRITES	60000
+#define LEAK_LIMIT_KB	4096
+
+FIXTURE(world) {
+	struct world w;
+};
+
+FIXTURE_SETUP(world)
+{
+	ASSERT_EQ(world_setup(&self->w), 0);
+	ASSERT_EQ(make_dir(P(self->w.lower, "d"), 0777, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&self->w), 0);
+}
+
+FIXTURE_TEARDOWN(world)
+{
+}
+
+/* Create d/f<i> through the mount as fsuid/fsgid ID_SHIFT + 1000 + i. */
+static int create_as(const struct world *w, unsigned int i)
+{
+	char name[32];
+	int fd;
+
+	snprintf(name, sizeof(name), "d/f%u", i);
+	become_fsids(ID_SHIFT + 1000 + i, ID_SHIFT + 1000 + i);
+	fd = open(P(w->mnt, name), O_CREAT | O_EXCL | O_WRONLY, 0644);
+	become_fsids(0, 0);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static long unreclaimable_slab_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SUnreclaim: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+TEST_F(world, owners_right_past_the_cred_table)
+{
+	struct world *w = &self->w;
+	unsigned int i, wrong = 0;
+	char name[32];
+
+	for (i = 0; i < NR_IDS; i++)
+		ASSERT_EQ(create_as(w, i), 0);
+	for (i = 0; i < NR_IDS; i++) {
+		snprintf(name, sizeof(name), "d/f%u", i);
+		if (owner_is(P(w->lower, name), 1000 + i, 1000 + i)) {
+			if (!wrong++)
+				TH_LOG("%s: not owned by %u:%u on the lower fs",
+				     name, 1000 + i, 1000 + i);
+		}
+	}
+	EXPECT_EQ(wrong, 0u);
+}
+
+/*
+ * Writes as an id that found the table full: every write makes and must
+ * free a cred of its own.  Then writes as an id in the table, which must
+ * not allocate at all.
+ */
+TEST_F(world, call_creds_are_freed)
+{
+	struct world *w = &self->w;
+	long before, after;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < NR_IDS; i++)
+		ASSERT_EQ(create_as(w, i), 0);
+	/* Opened by its owner; each write then runs as the caller's ids. */
+	become_fsids(ID_SHIFT + 1000 + NR_IDS - 1, ID_SHIFT + 1000 + NR_IDS - 1);
+	fd = open(P(w->mnt, "d/f299"), O_WRONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pwrite(fd, "x", 1, 0), 1);
+	sync();
+	before = unreclaimable_slab_kb();
+	ASSERT_GE(before, 0);
+	for (i = 0; i < NR_WRITES; i++)
+		ASSERT_EQ(pwrite(fd, "x", 1, 0), 1);
+	after = unreclaimable_slab_kb();
+	TH_LOG("past the table: %ld kB of unreclaimable slab before %u writes, %ld kB after",
+	     before, NR_WRITES, after);
+	EXPECT_LT(after - before, LEAK_LIMIT_KB);
+
+	become_fsids(ID_SHIFT + 1000, ID_SHIFT + 1000);
+	close(fd);
+	fd = open(P(w->mnt, "d/f0"), O_WRONLY);
+	ASSERT_GE(fd, 0);
+	before = unreclaimable_slab_kb();
+	for (i = 0; i < NR_WRITES; i++)
+		ASSERT_EQ(pwrite(fd, "x", 1, 0), 1);
+	after = unreclaimable_slab_kb();
+	TH_LOG("in the table: %ld kB before %u writes, %ld kB after",
+	     before, NR_WRITES, after);
+	EXPECT_LT(after - before, LEAK_LIMIT_KB);
+	close(fd);
+	become_fsids(0, 0);
+}
+
+TEST_HARNESS_MAIN
