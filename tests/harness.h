@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A small test harness in the style of the kernel's kselftest_harness.h,
- * written for shiftfs' guest test programs.
+ * written for shiftfs' guest test programs and host unit tests.
  *
  *	#include "harness.h"
  *
