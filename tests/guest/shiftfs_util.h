@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the shiftfs guest test programs: a private world per
- * test (mount namespace + tmpfs), shiftfs mounts through both mount APIs,
- * and callers in a user namespace mapped like an unprivileged container.
+ * test (mount namespace + tmpfs) and the fixture that sets it up,
+ * shiftfs mounts through both mount APIs, and callers in a user
+ * namespace mapped like an unprivileged container.
  */
 #ifndef SHIFTFS_TESTS_UTIL_H
 #define SHIFTFS_TESTS_UTIL_H
+
+#include "harness.h"
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,6 +61,27 @@ static inline int world_setup(struct world *w)
 	if (mkdir(w->lower, 0755) || mkdir(w->mnt, 0755))
 		return -1;
 	return 0;
+}
+
+/*
+ * The fixture most tests start from: a fresh world, nothing mounted.
+ *
+ *	TEST_F(world, name)
+ *	{
+ *		struct world *w = &self->w;
+ *		...
+ */
+FIXTURE(world) {
+	struct world w;
+};
+
+FIXTURE_SETUP(world)
+{
+	ASSERT_EQ(world_setup(&self->w), 0);
+}
+
+FIXTURE_TEARDOWN(world)
+{
 }
 
 /* "<dir>/<name>" in a static rotating buffer, for short test code. */
