@@ -434,30 +434,8 @@ static int container_unmappable(void *arg)
 	return 0;
 }
 
-/* As host root through the container's mount: ids with no way down. */
-static int send_mount(void *arg)
-{
-	int *sock = arg;
-	const char *src = (const char *)(sock + 2);
-	int fsfd, mfd;
-
-	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
-	CHILD_CHECK(fsfd >= 0, 1, "fsopen");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", src, 0) == 0,
-		    2, "source");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0, 3,
-		    "create");
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
-	CHILD_CHECK(mfd >= 0, 4, "fsmount");
-	return send_fd(sock[1], mfd) ? 5 : 0;
-}
-
 TEST_F(world, unmappable_ids_are_not_stored)
 {
-	struct {
-		int sock[2];
-		char src[96];
-	} a;
 	struct vfs_cap_v3 cap = { 0x03000000 | 1, { { 1u << 12, 0 } }, 200000 };
 	struct acl_xattr acl;
 	struct world *w = &self->w;
@@ -469,11 +447,8 @@ TEST_F(world, unmappable_ids_are_not_stored)
 	ASSERT_EQ(mark_tree(w->lower), 0);
 	ASSERT_EQ(in_userns_default(container_unmappable, w), 0);
 
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, a.sock), 0);
-	snprintf(a.src, sizeof(a.src), "%s", w->lower);
-	ASSERT_EQ(in_userns_default(send_mount, &a), 0);
-	mfd = recv_fd(a.sock[0]);
-	ASSERT_GE(mfd, 0);
+	/* As host root through the container's mount: ids with no way down. */
+	mfd = userns_mount_fd(w->lower);
 	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w->mnt,
 			     MOVE_MOUNT_F_EMPTY_PATH), 0);
 	close(mfd);

@@ -209,41 +209,15 @@ TEST_F(world, userns_legacy_mount_api)
 }
 
 /* The mount survives its mark, even the mark's superblock going away. */
-static int mount_and_send(void *arg)
-{
-	int *sock = arg;
-	const char *src = (const char *)(sock + 2);
-	int fsfd, mfd;
-
-	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
-	CHILD_CHECK(fsfd >= 0, 1, "fsopen");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", src, 0) == 0,
-		    2, "source");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0, 3,
-		    "create");
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
-	CHILD_CHECK(mfd >= 0, 4, "fsmount");
-	CHILD_CHECK(send_fd(sock[1], mfd) == 0, 5, "send");
-	return 0;
-}
-
 TEST_F(world, userns_mount_outlives_unmark)
 {
-	struct {
-		int sock[2];
-		char src[96];
-	} a;
 	struct world *w = &self->w;
 	struct stat st;
 	int mfd, fd;
 
 	make_image(w);
 	ASSERT_EQ(mark_tree(w->lower), 0);
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, a.sock), 0);
-	snprintf(a.src, sizeof(a.src), "%s", w->lower);
-	ASSERT_EQ(in_userns_default(mount_and_send, &a), 0);
-	mfd = recv_fd(a.sock[0]);
-	ASSERT_GE(mfd, 0);
+	mfd = userns_mount_fd(w->lower);
 	/* The child and its mount namespace are gone: unmark frees the mark. */
 	ASSERT_EQ(umount2(w->lower, 0), 0);
 	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
