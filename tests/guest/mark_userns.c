@@ -145,17 +145,22 @@ static int container_uses_image(void *arg)
 	return 0;
 }
 
-TEST_F(world, userns_root_mounts_marked_tree)
+/* The image marked, and root of a user namespace using it on @dst. */
+static void container_uses_image_on(const struct world *w, const char *dst)
 {
-	struct world *w = &self->w;
-	struct ctx c = { w, NULL, NULL };
+	struct ctx c = { w, w->lower, dst };
 
 	make_image(w);
 	ASSERT_EQ(mark_tree(w->lower), 0);
-	/* Onto the mark itself, as the LXC hook does, and elsewhere. */
-	c.src = w->lower;
-	c.dst = w->lower;
 	ASSERT_EQ(in_userns_default(container_uses_image, &c), 0);
+}
+
+TEST_F(world, userns_root_mounts_marked_tree)
+{
+	struct world *w = &self->w;
+
+	/* Onto the mark itself, as the LXC hook does, and elsewhere. */
+	container_uses_image_on(w, w->lower);
 	/* The container's mount namespace is gone; the mark is still here. */
 	EXPECT_EQ(mount_has_opt(w->lower, ",mark"), 1);
 	ASSERT_EQ(umount2(w->lower, 0), 0);
@@ -171,13 +176,8 @@ TEST_F(world, userns_root_mounts_marked_tree)
 TEST_F(world, userns_root_mounts_elsewhere)
 {
 	struct world *w = &self->w;
-	struct ctx c = { w, NULL, NULL };
 
-	make_image(w);
-	ASSERT_EQ(mark_tree(w->lower), 0);
-	c.src = w->lower;
-	c.dst = w->mnt;
-	ASSERT_EQ(in_userns_default(container_uses_image, &c), 0);
+	container_uses_image_on(w, w->mnt);
 	/* It was mounted in the container's mount namespace only. */
 	EXPECT_ERRNO(access(P(w->mnt, "bin"), F_OK), ENOENT);
 }
