@@ -13,21 +13,6 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 
-static int read_all(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 TEST_F(world, mmap_shared_write)
 {
 	struct world *w = &self->w;
@@ -45,7 +30,7 @@ TEST_F(world, mmap_shared_write)
 	memcpy(p, "mapped", 6);
 	ASSERT_EQ(msync(p, 4096, MS_SYNC), 0);
 	/* Same page cache as the lower file: visible underneath at once. */
-	ASSERT_EQ(read_all(P(w->lower, "f"), buf, 7), 6);
+	ASSERT_EQ(read_file(P(w->lower, "f"), buf, 7), 6);
 	EXPECT_STREQ(buf, "mapped");
 	/* And a write underneath shows in the mapping. */
 	ASSERT_EQ(write_file(P(w->lower, "f"), "MAPPED"), 0);
@@ -56,7 +41,7 @@ TEST_F(world, mmap_shared_write)
 	ASSERT_NE(p, MAP_FAILED);
 	memcpy(p, "private", 7);
 	munmap(p, 4096);
-	ASSERT_EQ(read_all(P(w->lower, "f"), buf, 7), 6);
+	ASSERT_EQ(read_file(P(w->lower, "f"), buf, 7), 6);
 	EXPECT_STREQ(buf, "MAPPED");
 	close(fd);
 	/* A read-only open can't map shared writable. */
@@ -166,7 +151,7 @@ TEST_F(world, splice_sendfile_copy_file_range)
 	ASSERT_EQ(splice(in, &off_in, pfd[1], NULL, 64, 0), 12);
 	ASSERT_EQ(splice(pfd[0], NULL, out, &off_out, 64, 0), 12);
 	close(out);
-	ASSERT_EQ(read_all(P(w->lower, "dst"), buf, sizeof(buf)), 12);
+	ASSERT_EQ(read_file(P(w->lower, "dst"), buf, sizeof(buf)), 12);
 	EXPECT_STREQ(buf, "spliced data");
 
 	out = open(P(w->mnt, "dst2"), O_WRONLY);
@@ -174,7 +159,7 @@ TEST_F(world, splice_sendfile_copy_file_range)
 	off_in = 0;
 	ASSERT_EQ(sendfile(out, in, &off_in, 64), 12);
 	close(out);
-	ASSERT_EQ(read_all(P(w->lower, "dst2"), buf, sizeof(buf)), 12);
+	ASSERT_EQ(read_file(P(w->lower, "dst2"), buf, sizeof(buf)), 12);
 	EXPECT_STREQ(buf, "spliced data");
 
 	out = open(P(w->mnt, "dst3"), O_WRONLY);
@@ -184,7 +169,7 @@ TEST_F(world, splice_sendfile_copy_file_range)
 	ASSERT_EQ(copy_file_range(in, &off_in, out, &off_out, 4, 0), 4);
 	close(out);
 	close(in);
-	ASSERT_EQ(read_all(P(w->lower, "dst3"), buf, sizeof(buf)), 4);
+	ASSERT_EQ(read_file(P(w->lower, "dst3"), buf, sizeof(buf)), 4);
 	EXPECT_STREQ(buf, "data");
 }
 

@@ -208,6 +208,22 @@ static inline int write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+/* Up to @len - 1 bytes of @path into @buf, NUL-terminated: how many, or -1. */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 /* 0 if stat(@path) has this owner, else -1 (and errno from stat). */
 static inline int owner_is(const char *path, uid_t uid, gid_t gid)
 {
