@@ -463,6 +463,16 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+/* Write-lock the file directly with a lock of kind @k: the holder's fd. */
+static int hold_directly(const struct lworld *lw, enum kind k)
+{
+	int fd = open(P(lw->direct, "f"), O_RDWR);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(lock_fd(fd, k, F_WRLCK, false), 0);
+	return fd;
+}
+
 /*
  * Hold a write lock directly; a child asks for one through the mount and
  * waits.  It must still be waiting after a while, and get the lock soon
@@ -474,9 +484,7 @@ static void blocking(const struct lworld *lw, enum kind k)
 	int fd, status, i;
 	pid_t pid, got = 0;
 
-	fd = open(P(lw->direct, "f"), O_RDWR);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(lock_fd(fd, k, F_WRLCK, false), 0);
+	fd = hold_directly(lw, k);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
@@ -526,9 +534,7 @@ static void interrupted(const struct lworld *lw, enum kind k)
 	int fd, status;
 	pid_t pid;
 
-	fd = open(P(lw->direct, "f"), O_RDWR);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(lock_fd(fd, k, F_WRLCK, false), 0);
+	fd = hold_directly(lw, k);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
@@ -595,9 +601,7 @@ TEST_F(lworld, posix_close_race_leaves_no_lock)
 	char c;
 
 	ASSERT_EQ(pipe(sync), 0);
-	fd = open(P(lw->direct, "f"), O_RDWR);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(lock_fd(fd, K_POSIX, F_WRLCK, false), 0);
+	fd = hold_directly(lw, K_POSIX);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
