@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A small test harness in the style of the kernel's kselftest_harness.h,
- * written for shiftfs' guest test programs.
+ * written for shiftfs' guest test programs and host unit tests.
  *
  *	#include "harness.h"
  *
@@ -46,6 +46,9 @@
  *		ASSERT_EQ(shiftfs_mount_default(&self->w), 0);
  *		...
  *	}
+ *
+ * (That world fixture is defined once, in tests/guest/shiftfs_util.h, for
+ * every guest program; a program defines only fixtures of its own.)
  *
  * Each TEST_F gets a zeroed fixture of its own, set up in its forked child
  * before the test body runs; an ASSERT_* or SKIP() in the setup ends the
@@ -118,12 +121,13 @@ static inline void harness_register(const char *name, void (*fn)(void))
 
 #define FIXTURE(fname) struct harness_fixture_##fname
 
+/* Unused is no error: a shared header may define a fixture. */
 #define FIXTURE_SETUP(fname)						\
-	static void harness_setup_##fname(				\
+	static void __attribute__((unused)) harness_setup_##fname(	\
 		struct harness_fixture_##fname *self __attribute__((unused)))
 
 #define FIXTURE_TEARDOWN(fname)						\
-	static void harness_teardown_##fname(				\
+	static void __attribute__((unused)) harness_teardown_##fname(	\
 		struct harness_fixture_##fname *self __attribute__((unused)))
 
 #define TEST_F(fname, name)						\

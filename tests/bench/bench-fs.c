@@ -252,6 +252,16 @@ static int cmd_seqwrite(const char *file, long mib)
 	return 0;
 }
 
+/* @file opened read-only, or the program dies naming it. */
+static int open_ro(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s", file);
+	return fd;
+}
+
 static int cmd_seqread(const char *file)
 {
 	char *buf = chunk();
@@ -261,9 +271,7 @@ static int cmd_seqread(const char *file)
 	int fd;
 
 	t0 = now();
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("open %s", file);
+	fd = open_ro(file);
 	while ((n = read(fd, buf, CHUNK)) > 0)
 		total += n;
 	if (n < 0)
@@ -285,9 +293,7 @@ static int cmd_randread(const char *file, long count)
 	double t0;
 	int fd;
 
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("open %s", file);
+	fd = open_ro(file);
 	if (fstat(fd, &st))
 		die("fstat %s", file);
 	pages = st.st_size / 4096;
@@ -316,9 +322,7 @@ static int cmd_mmapread(const char *file)
 	int fd;
 
 	t0 = now();
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("open %s", file);
+	fd = open_ro(file);
 	if (fstat(fd, &st))
 		die("fstat %s", file);
 	p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);

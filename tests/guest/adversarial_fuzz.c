@@ -19,8 +19,6 @@
 #include <setjmp.h>
 #include <sys/ioctl.h>
 
-#define SETUP(w) ASSERT_EQ(world_setup(w), 0)
-
 static void make_image(const struct world *w)
 {
 	int i;
@@ -126,14 +124,13 @@ static int container_ioctls(void *arg)
 	return 0;
 }
 
-TEST(ioctl_foreign_fds_and_faulting_pointers)
+TEST_F(world, ioctl_foreign_fds_and_faulting_pointers)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_ioctls, &w), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_ioctls, w), 0);
 }
 
 /* ---- mmap ------------------------------------------------------------ */
@@ -197,14 +194,13 @@ static int container_mmap(void *arg)
 	return 0;
 }
 
-TEST(mmap_failing_paths)
+TEST_F(world, mmap_failing_paths)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_mmap, &w), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_mmap, w), 0);
 }
 
 /* ---- races ----------------------------------------------------------- */
@@ -324,19 +320,18 @@ static int container_races(void *arg)
 	return 0;
 }
 
-TEST(rename_unlink_lookup_races)
+TEST_F(world, rename_unlink_lookup_races)
 {
 	char under[128];
-	struct world w;
+	struct world *w = &self->w;
 	pid_t host;
 
-	SETUP(&w);
-	make_image(&w);
+	make_image(w);
 	/* Host root's own way to the tree: the mark will hide it. */
-	snprintf(under, sizeof(under), "%s/under", w.base);
+	snprintf(under, sizeof(under), "%s/under", w->base);
 	ASSERT_EQ(mkdir(under, 0755), 0);
-	ASSERT_EQ(mount(w.lower, under, NULL, MS_BIND, NULL), 0);
-	ASSERT_EQ(mark_tree(w.lower), 0);
+	ASSERT_EQ(mount(w->lower, under, NULL, MS_BIND, NULL), 0);
+	ASSERT_EQ(mark_tree(w->lower), 0);
 	/* Host root changing the tree underneath meanwhile. */
 	host = fork();
 	ASSERT_GE(host, 0);
@@ -352,28 +347,27 @@ TEST(rename_unlink_lookup_races)
 		pthread_join(t[1], NULL);
 		_exit(0);
 	}
-	ASSERT_EQ(in_userns_default(container_races, &w), 0);
+	ASSERT_EQ(in_userns_default(container_races, w), 0);
 	ASSERT_EQ(waitpid(host, NULL, 0), host);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
 	/* Consistent afterwards. */
-	EXPECT_EQ(access(P(w.lower, "f"), F_OK), 0);
-	EXPECT_EQ(access(P(w.lower, "d"), F_OK), 0);
+	EXPECT_EQ(access(P(w->lower, "f"), F_OK), 0);
+	EXPECT_EQ(access(P(w->lower, "d"), F_OK), 0);
 }
 
 /* The same races against a host-root mount while the lower tree changes. */
-TEST(races_with_changes_underneath)
+TEST_F(world, races_with_changes_underneath)
 {
 	struct race r[4];
 	pthread_t t[5];
-	struct world w;
+	struct world *w = &self->w;
 	int i;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	make_image(w);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	become_fsids(ID_SHIFT, ID_SHIFT);
 	for (i = 0; i < 4; i++) {
-		r[i].dir = i == 3 ? w.lower : w.mnt;
+		r[i].dir = i == 3 ? w->lower : w->mnt;
 		r[i].stop = 0;
 		r[i].id = i;
 	}
@@ -389,7 +383,7 @@ TEST(races_with_changes_underneath)
 	for (i = 0; i < 5; i++)
 		pthread_join(t[i], NULL);
 	become_fsids(0, 0);
-	EXPECT_EQ(umount2(w.mnt, 0), 0);
+	EXPECT_EQ(umount2(w->mnt, 0), 0);
 }
 
 /* ---- option fuzzing -------------------------------------------------- */
@@ -518,17 +512,16 @@ static int fuzz_in_userns(void *arg)
 	return fuzz(arg, true, 1500) ? 1 : 0;
 }
 
-TEST(option_fuzzing)
+TEST_F(world, option_fuzzing)
 {
 	char data[256], *p;
-	struct world w;
+	struct world *w = &self->w;
 	long before, after;
 	int i, ok = 0;
 
-	SETUP(&w);
-	make_image(&w);
+	make_image(w);
 	before = slab_active("shiftfs_inode");
-	EXPECT_EQ(fuzz(&w, false, 3000), 0);
+	EXPECT_EQ(fuzz(w, false, 3000), 0);
 	/* mount(2): the same parser behind the legacy splitter. */
 	for (i = 0; i < 1000; i++) {
 		snprintf(data, sizeof(data), "uidmap=%s,gidmap=%s",
@@ -539,15 +532,15 @@ TEST(option_fuzzing)
 		for (p = data; *p; p++)
 			if (*p == '\n')
 				*p = ',';
-		if (mount(w.lower, w.mnt, "shiftfs", 0, data) == 0) {
+		if (mount(w->lower, w->mnt, "shiftfs", 0, data) == 0) {
 			ok++;
-			ASSERT_EQ(umount2(w.mnt, 0), 0);
+			ASSERT_EQ(umount2(w->mnt, 0), 0);
 		}
 	}
 	TH_LOG("mount(2): %d of 1000 mounted", ok);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	EXPECT_EQ(in_userns_default(fuzz_in_userns, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	EXPECT_EQ(in_userns_default(fuzz_in_userns, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
 	after = slab_active("shiftfs_inode");
 	TH_LOG("shiftfs_inode objects: %ld before, %ld after", before, after);
 }
@@ -586,36 +579,35 @@ static int drop_caches(void)
 	return 0;
 }
 
-TEST(inode_cache_returns_after_unmount)
+TEST_F(world, inode_cache_returns_after_unmount)
 {
 	long before, during, after = 0;
-	struct world w;
+	struct world *w = &self->w;
 	char name[64];
 	int i, tries;
 
 	if (slab_active("shiftfs_inode") < 0)
 		SKIP("no shiftfs_inode in /proc/slabinfo");
-	SETUP(&w);
-	ASSERT_EQ(mkdir(P(w.lower, "many"), 0755), 0);
+	ASSERT_EQ(mkdir(P(w->lower, "many"), 0755), 0);
 	for (i = 0; i < 2000; i++) {
 		snprintf(name, sizeof(name), "many/f%04d", i);
-		ASSERT_EQ(make_file(P(w.lower, name), 0644, 0, 0), 0);
+		ASSERT_EQ(make_file(P(w->lower, name), 0644, 0, 0), 0);
 	}
 	ASSERT_EQ(drop_caches(), 0);
 	sleep(1);
 	before = slab_active("shiftfs_inode");
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	for (i = 0; i < 2000; i++) {
 		struct stat st;
 
 		snprintf(name, sizeof(name), "many/f%04d", i);
-		ASSERT_EQ(stat(P(w.mnt, name), &st), 0);
+		ASSERT_EQ(stat(P(w->mnt, name), &st), 0);
 	}
 	during = slab_active("shiftfs_inode");
-	ASSERT_EQ(umount2(w.mnt, 0), 0);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_walks, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
+	ASSERT_EQ(umount2(w->mnt, 0), 0);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_walks, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
 	/* Inodes are freed after an RCU grace period. */
 	for (tries = 0; tries < 20; tries++) {
 		drop_caches();

@@ -15,8 +15,6 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
-#define SETUP(w) ASSERT_EQ(world_setup(w), 0)
-
 /* The image: root-owned, with files of image users 1000 and 2000. */
 static void make_image(const struct world *w)
 {
@@ -61,13 +59,12 @@ static int try_unmarked(void *arg)
 	return 0;
 }
 
-TEST(userns_cannot_mount_unmarked_tree)
+TEST_F(world, userns_cannot_mount_unmarked_tree)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(in_userns_default(try_unmarked, &w), 0);
+	make_image(w);
+	ASSERT_EQ(in_userns_default(try_unmarked, w), 0);
 }
 
 static int try_explicit(void *arg)
@@ -93,16 +90,15 @@ static int try_explicit(void *arg)
 	return 0;
 }
 
-TEST(userns_cannot_give_maps_or_mark)
+TEST_F(world, userns_cannot_give_maps_or_mark)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
+	make_image(w);
 	/* Whether or not the tree is marked. */
-	ASSERT_EQ(in_userns_default(try_explicit, &w), 0);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(try_explicit, &w), 0);
+	ASSERT_EQ(in_userns_default(try_explicit, w), 0);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(try_explicit, w), 0);
 }
 
 static int try_mark_own_tree(void *arg)
@@ -125,29 +121,27 @@ static int try_mark_own_tree(void *arg)
 	return 0;
 }
 
-TEST(userns_cannot_mark)
+TEST_F(world, userns_cannot_mark)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(in_userns_default(try_mark_own_tree, &w), 0);
-	EXPECT_EQ(mount_has_opt(w.lower, "mark"), 0);
+	make_image(w);
+	ASSERT_EQ(in_userns_default(try_mark_own_tree, w), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
 }
 
-TEST(userns_cannot_use_plain_shiftfs_mount_as_source)
+TEST_F(world, userns_cannot_use_plain_shiftfs_mount_as_source)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
+	make_image(w);
 	/* Host root's shifted view, not a mark. */
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	{
-		struct world w2 = w;
+		struct world w2 = *w;
 
-		snprintf(w2.lower, sizeof(w2.lower), "%s", w.mnt);
-		snprintf(w2.mnt, sizeof(w2.mnt), "%s", w.base);
+		snprintf(w2.lower, sizeof(w2.lower), "%s", w->mnt);
+		snprintf(w2.mnt, sizeof(w2.mnt), "%s", w->base);
 		ASSERT_EQ(in_userns_default(try_unmarked, &w2), 0);
 	}
 }
@@ -168,20 +162,19 @@ static int make_userns_tmpfs(void *arg)
 	return 0;
 }
 
-TEST(mark_refuses_lower_mounted_in_userns)
+TEST_F(world, mark_refuses_lower_mounted_in_userns)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char log[1024], tree[128];
 	int sock[2], mfd;
 
-	SETUP(&w);
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sock), 0);
 	ASSERT_EQ(in_userns_default(make_userns_tmpfs, sock), 0);
 	mfd = recv_fd(sock[0]);
 	ASSERT_GE(mfd, 0);
-	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w.mnt,
+	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w->mnt,
 			     MOVE_MOUNT_F_EMPTY_PATH), 0);
-	snprintf(tree, sizeof(tree), "%s/tree", w.mnt);
+	snprintf(tree, sizeof(tree), "%s/tree", w->mnt);
 	EXPECT_EQ(mark_tree_maps(tree, MAP_DEFAULT, MAP_DEFAULT, log,
 				 sizeof(log)), -EINVAL);
 	TH_LOG("log: %s", log);
@@ -228,18 +221,17 @@ static int container_user(void *arg)
 	return 0;
 }
 
-TEST(container_user_gets_no_more_than_its_image_uid)
+TEST_F(world, container_user_gets_no_more_than_its_image_uid)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_user, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "u1000"), 1000, 1000), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "u2000"), 2000, 2000), 0);
-	EXPECT_EQ(access(P(w.lower, "u2000"), F_OK), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_user, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "u1000"), 1000, 1000), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "u2000"), 2000, 2000), 0);
+	EXPECT_EQ(access(P(w->lower, "u2000"), F_OK), 0);
 }
 
 static int container_root_unmapped(void *arg)
@@ -259,18 +251,17 @@ static int container_root_unmapped(void *arg)
 	return 0;
 }
 
-TEST(container_root_has_no_power_over_unmapped_ids)
+TEST_F(world, container_root_has_no_power_over_unmapped_ids)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_root_unmapped, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "unmapped"), 70000, 70000), 0);
-	ASSERT_EQ(stat(P(w.lower, "unmapped"), &st), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_root_unmapped, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "unmapped"), 70000, 70000), 0);
+	ASSERT_EQ(stat(P(w->lower, "unmapped"), &st), 0);
 	EXPECT_EQ(st.st_mode & 07777, 0644u);
 }
 
@@ -371,22 +362,21 @@ static int container_escapes(void *arg)
 	return bad ? 20 : 0;
 }
 
-TEST(container_root_cannot_leave_the_tree)
+TEST_F(world, container_root_cannot_leave_the_tree)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[32] = "";
 	int fd;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_escapes, &w), 0);
-	fd = open(P(w.base, "outside"), O_RDONLY);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_escapes, w), 0);
+	fd = open(P(w->base, "outside"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(read(fd, buf, sizeof(buf)), 11);
 	close(fd);
-	EXPECT_EQ(owner_is(P(w.base, "outside"), 0, 0), 0);
-	EXPECT_ERRNO(access(P(w.base, "out-link"), F_OK), ENOENT);
+	EXPECT_EQ(owner_is(P(w->base, "outside"), 0, 0), 0);
+	EXPECT_ERRNO(access(P(w->base, "out-link"), F_OK), ENOENT);
 }
 
 /* ---- ids it cannot store --------------------------------------------- */
@@ -444,71 +434,45 @@ static int container_unmappable(void *arg)
 	return 0;
 }
 
-/* As host root through the container's mount: ids with no way down. */
-static int send_mount(void *arg)
+TEST_F(world, unmappable_ids_are_not_stored)
 {
-	int *sock = arg;
-	const char *src = (const char *)(sock + 2);
-	int fsfd, mfd;
-
-	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
-	CHILD_CHECK(fsfd >= 0, 1, "fsopen");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", src, 0) == 0,
-		    2, "source");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0, 3,
-		    "create");
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
-	CHILD_CHECK(mfd >= 0, 4, "fsmount");
-	return send_fd(sock[1], mfd) ? 5 : 0;
-}
-
-TEST(unmappable_ids_are_not_stored)
-{
-	struct {
-		int sock[2];
-		char src[96];
-	} a;
 	struct vfs_cap_v3 cap = { 0x03000000 | 1, { { 1u << 12, 0 } }, 200000 };
 	struct acl_xattr acl;
-	struct world w;
+	struct world *w = &self->w;
 	char buf[256];
 	size_t n;
 	int mfd;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_unmappable, &w), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_unmappable, w), 0);
 
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, a.sock), 0);
-	snprintf(a.src, sizeof(a.src), "%s", w.lower);
-	ASSERT_EQ(in_userns_default(send_mount, &a), 0);
-	mfd = recv_fd(a.sock[0]);
-	ASSERT_GE(mfd, 0);
-	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w.mnt,
+	/* As host root through the container's mount: ids with no way down. */
+	mfd = userns_mount_fd(w->lower);
+	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w->mnt,
 			     MOVE_MOUNT_F_EMPTY_PATH), 0);
 	close(mfd);
 	/* Kernel ids the mount does not map: 200000, and host root (0). */
-	EXPECT_ERRNO(chown(P(w.mnt, "u1000"), 200000, -1), EOVERFLOW);
-	EXPECT_ERRNO(chown(P(w.mnt, "u1000"), 0, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(P(w->mnt, "u1000"), 200000, -1), EOVERFLOW);
+	EXPECT_ERRNO(chown(P(w->mnt, "u1000"), 0, -1), EOVERFLOW);
 	n = make_acl(&acl, 200000);
 	/* The VFS itself refuses ids its s_user_ns lacks: EINVAL. */
 	errno = 0;
-	EXPECT_TRUE(setxattr(P(w.mnt, "u1000"), "system.posix_acl_access",
+	EXPECT_TRUE(setxattr(P(w->mnt, "u1000"), "system.posix_acl_access",
 			     &acl, n, 0) < 0 &&
 		    (errno == EOVERFLOW || errno == EINVAL));
 	errno = 0;
-	EXPECT_TRUE(setxattr(P(w.mnt, "u1000"), "security.capability", &cap,
+	EXPECT_TRUE(setxattr(P(w->mnt, "u1000"), "security.capability", &cap,
 			     sizeof(cap), 0) < 0 &&
 		    (errno == EOVERFLOW || errno == EINVAL));
 
 	/* Unchanged underneath. */
-	umount2(w.mnt, MNT_DETACH);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "u1000"), 1000, 1000), 0);
-	EXPECT_ERRNO(getxattr(P(w.lower, "u1000"), "system.posix_acl_access",
+	umount2(w->mnt, MNT_DETACH);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "u1000"), 1000, 1000), 0);
+	EXPECT_ERRNO(getxattr(P(w->lower, "u1000"), "system.posix_acl_access",
 			      buf, sizeof(buf)), ENODATA);
-	EXPECT_ERRNO(getxattr(P(w.lower, "u1000"), "security.capability",
+	EXPECT_ERRNO(getxattr(P(w->lower, "u1000"), "security.capability",
 			      buf, sizeof(buf)), ENODATA);
 }
 
@@ -532,21 +496,20 @@ static int container_suid(void *arg)
 	return 0;
 }
 
-TEST(setid_bits_cleared_on_write_and_chown)
+TEST_F(world, setid_bits_cleared_on_write_and_chown)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_suid, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	ASSERT_EQ(stat(P(w.lower, "suid"), &st), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_suid, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	ASSERT_EQ(stat(P(w->lower, "suid"), &st), 0);
 	EXPECT_EQ(st.st_mode & 07777, 0755u);
-	ASSERT_EQ(stat(P(w.lower, "sgid"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "sgid"), &st), 0);
 	EXPECT_EQ(st.st_mode & 07777, 0755u);
-	EXPECT_EQ(owner_is(P(w.lower, "sgid"), 0, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "sgid"), 0, 0), 0);
 }
 
 static int container_devices(void *arg)
@@ -567,18 +530,17 @@ static int container_devices(void *arg)
 	return 0;
 }
 
-TEST(no_device_nodes_from_userns)
+TEST_F(world, no_device_nodes_from_userns)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mknod(P(w.lower, "null"), S_IFCHR | 0666, makedev(1, 3)), 0);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_devices, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_ERRNO(access(P(w.lower, "mem"), F_OK), ENOENT);
-	EXPECT_ERRNO(access(P(w.lower, "blk"), F_OK), ENOENT);
+	make_image(w);
+	ASSERT_EQ(mknod(P(w->lower, "null"), S_IFCHR | 0666, makedev(1, 3)), 0);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_devices, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_ERRNO(access(P(w->lower, "mem"), F_OK), ENOENT);
+	EXPECT_ERRNO(access(P(w->lower, "blk"), F_OK), ENOENT);
 }
 
 static int container_xattrs(void *arg)
@@ -603,22 +565,21 @@ static int container_xattrs(void *arg)
 	return 0;
 }
 
-TEST(privileged_xattrs_refused_to_namespace_root)
+TEST_F(world, privileged_xattrs_refused_to_namespace_root)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[64];
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(setxattr(P(w.lower, "u1000"), "trusted.x", "host", 4, 0), 0);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(container_xattrs, &w), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_ERRNO(getxattr(P(w.lower, "u1000"), "trusted.overlay.opaque",
+	make_image(w);
+	ASSERT_EQ(setxattr(P(w->lower, "u1000"), "trusted.x", "host", 4, 0), 0);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(container_xattrs, w), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_ERRNO(getxattr(P(w->lower, "u1000"), "trusted.overlay.opaque",
 			      buf, sizeof(buf)), ENODATA);
-	EXPECT_EQ(getxattr(P(w.lower, "u1000"), "trusted.x", buf, sizeof(buf)),
+	EXPECT_EQ(getxattr(P(w->lower, "u1000"), "trusted.x", buf, sizeof(buf)),
 		  4);
-	EXPECT_ERRNO(getxattr(P(w.lower, "u1000"), "security.evm", buf,
+	EXPECT_ERRNO(getxattr(P(w->lower, "u1000"), "security.evm", buf,
 			      sizeof(buf)), ENODATA);
 }
 

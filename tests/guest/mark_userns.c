@@ -13,8 +13,6 @@
 #include <stdint.h>
 #include <sys/xattr.h>
 
-#define SETUP(w) ASSERT_EQ(world_setup(w), 0)
-
 /* A root-owned image: /, bin/ (0:0), home/user (1000:1000, 0700). */
 static void make_image(const struct world *w)
 {
@@ -27,85 +25,82 @@ static void make_image(const struct world *w)
 	ASSERT_EQ(write_file(P(w->lower, "home/user/notes"), "user data"), 0);
 }
 
-TEST(mark_needs_both_maps)
+TEST_F(world, mark_needs_both_maps)
 {
 	const char *mark_only[] = { "mark", NULL };
 	const char *uid_only[] = { "mark", "uidmap=" MAP_DEFAULT, NULL };
 	const char *gid_only[] = { "mark", "gidmap=" MAP_DEFAULT, NULL };
-	struct world w;
+	struct world *w = &self->w;
 	char log[1024];
 
-	SETUP(&w);
-	EXPECT_EQ(shiftfs_fsmount(w.lower, w.lower, mark_only, log,
+	EXPECT_EQ(shiftfs_fsmount(w->lower, w->lower, mark_only, log,
 				  sizeof(log)), -EINVAL);
 	TH_LOG("mark alone: %s", log);
 	EXPECT_NE(strstr(log, "uidmap"), NULL);
-	EXPECT_EQ(shiftfs_fsmount(w.lower, w.lower, uid_only, log,
+	EXPECT_EQ(shiftfs_fsmount(w->lower, w->lower, uid_only, log,
 				  sizeof(log)), -EINVAL);
 	EXPECT_NE(strstr(log, "gidmap"), NULL);
-	EXPECT_EQ(shiftfs_fsmount(w.lower, w.lower, gid_only, log,
+	EXPECT_EQ(shiftfs_fsmount(w->lower, w->lower, gid_only, log,
 				  sizeof(log)), -EINVAL);
 	EXPECT_NE(strstr(log, "uidmap"), NULL);
-	EXPECT_EQ(mount_has_opt(w.lower, "mark"), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
 }
 
-TEST(mark_is_an_opaque_token)
+TEST_F(world, mark_is_an_opaque_token)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	char buf[64];
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	EXPECT_EQ(mount_has_opt(w.lower, ",mark"), 1);
-	EXPECT_EQ(mount_has_opt(w.lower, "uidmap=0:100000:65536"), 1);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, ",mark"), 1);
+	EXPECT_EQ(mount_has_opt(w->lower, "uidmap=0:100000:65536"), 1);
 
 	/* stat works, nothing else does: not even for host root. */
-	ASSERT_EQ(stat(w.lower, &st), 0);
+	ASSERT_EQ(stat(w->lower, &st), 0);
 	EXPECT_TRUE(S_ISDIR(st.st_mode));
-	EXPECT_ERRNO(open(w.lower, O_RDONLY | O_DIRECTORY), EACCES);
-	EXPECT_EQ(opendir(w.lower), NULL);
-	EXPECT_ERRNO(stat(P(w.lower, "bin"), &st), EACCES);
-	EXPECT_ERRNO(open(P(w.lower, "home/user/notes"), O_RDONLY), EACCES);
-	EXPECT_ERRNO(open(P(w.lower, "new"), O_CREAT | O_WRONLY, 0600),
+	EXPECT_ERRNO(open(w->lower, O_RDONLY | O_DIRECTORY), EACCES);
+	EXPECT_EQ(opendir(w->lower), NULL);
+	EXPECT_ERRNO(stat(P(w->lower, "bin"), &st), EACCES);
+	EXPECT_ERRNO(open(P(w->lower, "home/user/notes"), O_RDONLY), EACCES);
+	EXPECT_ERRNO(open(P(w->lower, "new"), O_CREAT | O_WRONLY, 0600),
 		     EACCES);
-	EXPECT_ERRNO(mkdir(P(w.lower, "d"), 0755), EACCES);
-	EXPECT_ERRNO(chdir(w.lower), EACCES);
-	EXPECT_ERRNO(chmod(w.lower, 0777), EPERM);
-	EXPECT_ERRNO(chown(w.lower, 1, 1), EPERM);
-	EXPECT_ERRNO(getxattr(w.lower, "user.x", buf, sizeof(buf)), EACCES);
-	EXPECT_ERRNO(getxattr(w.lower, "trusted.x", buf, sizeof(buf)),
+	EXPECT_ERRNO(mkdir(P(w->lower, "d"), 0755), EACCES);
+	EXPECT_ERRNO(chdir(w->lower), EACCES);
+	EXPECT_ERRNO(chmod(w->lower, 0777), EPERM);
+	EXPECT_ERRNO(chown(w->lower, 1, 1), EPERM);
+	EXPECT_ERRNO(getxattr(w->lower, "user.x", buf, sizeof(buf)), EACCES);
+	EXPECT_ERRNO(getxattr(w->lower, "trusted.x", buf, sizeof(buf)),
 		     EOPNOTSUPP);
-	EXPECT_ERRNO(setxattr(w.lower, "trusted.x", "1", 1, 0), EOPNOTSUPP);
+	EXPECT_ERRNO(setxattr(w->lower, "trusted.x", "1", 1, 0), EOPNOTSUPP);
 	/* As an unprivileged host user (or container root seen from the host). */
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	EXPECT_ERRNO(open(P(w.lower, "home/user/notes"), O_RDONLY), EACCES);
-	EXPECT_ERRNO(open(w.lower, O_RDONLY | O_DIRECTORY), EACCES);
+	EXPECT_ERRNO(open(P(w->lower, "home/user/notes"), O_RDONLY), EACCES);
+	EXPECT_ERRNO(open(w->lower, O_RDONLY | O_DIRECTORY), EACCES);
 	become_fsids(0, 0);
 
 	/* Unmark: the tree is back, untouched. */
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_EQ(mount_has_opt(w.lower, "mark"), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "home/user/notes"), 1000, 1000), 0);
-	EXPECT_EQ(access(P(w.lower, "bin/sh"), X_OK), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "home/user/notes"), 1000, 1000), 0);
+	EXPECT_EQ(access(P(w->lower, "bin/sh"), X_OK), 0);
 }
 
-TEST(mark_is_no_source_for_host_root)
+TEST_F(world, mark_is_no_source_for_host_root)
 {
 	const char *opts[] = { "uidmap=" MAP_DEFAULT, "gidmap=" MAP_DEFAULT,
 			       NULL };
-	struct world w;
+	struct world *w = &self->w;
 	char log[1024];
 
-	SETUP(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	EXPECT_EQ(shiftfs_fsmount(w.lower, w.mnt, opts, log, sizeof(log)),
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	EXPECT_EQ(shiftfs_fsmount(w->lower, w->mnt, opts, log, sizeof(log)),
 		  -EINVAL);
 	TH_LOG("log: %s", log);
 	EXPECT_NE(strstr(log, "mark"), NULL);
 	/* Nor a mark of a mark. */
-	EXPECT_EQ(mark_tree_maps(w.lower, MAP_DEFAULT, MAP_DEFAULT, log,
+	EXPECT_EQ(mark_tree_maps(w->lower, MAP_DEFAULT, MAP_DEFAULT, log,
 				 sizeof(log)), -EINVAL);
 }
 
@@ -150,43 +145,41 @@ static int container_uses_image(void *arg)
 	return 0;
 }
 
-TEST(userns_root_mounts_marked_tree)
+/* The image marked, and root of a user namespace using it on @dst. */
+static void container_uses_image_on(const struct world *w, const char *dst)
 {
-	struct world w;
-	struct ctx c = { &w, NULL, NULL };
+	struct ctx c = { w, w->lower, dst };
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	/* Onto the mark itself, as the LXC hook does, and elsewhere. */
-	c.src = w.lower;
-	c.dst = w.lower;
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
 	ASSERT_EQ(in_userns_default(container_uses_image, &c), 0);
-	/* The container's mount namespace is gone; the mark is still here. */
-	EXPECT_EQ(mount_has_opt(w.lower, ",mark"), 1);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-
-	/* Both sides: what it made is image root's, on disk. */
-	EXPECT_EQ(owner_is(P(w.lower, "etc"), ID_HOST, ID_HOST), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "fifo"), ID_HOST, ID_HOST), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "home/user/d"), 1000, 1000), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "home/user/notes"), 1000, 1000), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "bin/sh"), 0, 0), 0);
 }
 
-TEST(userns_root_mounts_elsewhere)
+TEST_F(world, userns_root_mounts_marked_tree)
 {
-	struct world w;
-	struct ctx c = { &w, NULL, NULL };
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	c.src = w.lower;
-	c.dst = w.mnt;
-	ASSERT_EQ(in_userns_default(container_uses_image, &c), 0);
+	/* Onto the mark itself, as the LXC hook does, and elsewhere. */
+	container_uses_image_on(w, w->lower);
+	/* The container's mount namespace is gone; the mark is still here. */
+	EXPECT_EQ(mount_has_opt(w->lower, ",mark"), 1);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+
+	/* Both sides: what it made is image root's, on disk. */
+	EXPECT_EQ(owner_is(P(w->lower, "etc"), ID_HOST, ID_HOST), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "fifo"), ID_HOST, ID_HOST), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "home/user/d"), 1000, 1000), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "home/user/notes"), 1000, 1000), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "bin/sh"), 0, 0), 0);
+}
+
+TEST_F(world, userns_root_mounts_elsewhere)
+{
+	struct world *w = &self->w;
+
+	container_uses_image_on(w, w->mnt);
 	/* It was mounted in the container's mount namespace only. */
-	EXPECT_ERRNO(access(P(w.mnt, "bin"), F_OK), ENOENT);
+	EXPECT_ERRNO(access(P(w->mnt, "bin"), F_OK), ENOENT);
 }
 
 static int legacy_mount(void *arg)
@@ -206,69 +199,41 @@ static int legacy_mount(void *arg)
 	return 0;
 }
 
-TEST(userns_legacy_mount_api)
+TEST_F(world, userns_legacy_mount_api)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(in_userns_default(legacy_mount, &w), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(in_userns_default(legacy_mount, w), 0);
 }
 
 /* The mount survives its mark, even the mark's superblock going away. */
-static int mount_and_send(void *arg)
+TEST_F(world, userns_mount_outlives_unmark)
 {
-	int *sock = arg;
-	const char *src = (const char *)(sock + 2);
-	int fsfd, mfd;
-
-	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
-	CHILD_CHECK(fsfd >= 0, 1, "fsopen");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", src, 0) == 0,
-		    2, "source");
-	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0, 3,
-		    "create");
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
-	CHILD_CHECK(mfd >= 0, 4, "fsmount");
-	CHILD_CHECK(send_fd(sock[1], mfd) == 0, 5, "send");
-	return 0;
-}
-
-TEST(userns_mount_outlives_unmark)
-{
-	struct {
-		int sock[2];
-		char src[96];
-	} a;
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	int mfd, fd;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, a.sock), 0);
-	snprintf(a.src, sizeof(a.src), "%s", w.lower);
-	ASSERT_EQ(in_userns_default(mount_and_send, &a), 0);
-	mfd = recv_fd(a.sock[0]);
-	ASSERT_GE(mfd, 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	mfd = userns_mount_fd(w->lower);
 	/* The child and its mount namespace are gone: unmark frees the mark. */
-	ASSERT_EQ(umount2(w.lower, 0), 0);
-	EXPECT_EQ(mount_has_opt(w.lower, "mark"), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
 	/* Still a working shifted view, attached where we like. */
 	ASSERT_EQ(fstatat(mfd, "home/user/notes", &st, 0), 0);
 	EXPECT_EQ(st.st_uid, ID_SHIFT + 1000);
-	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w.mnt,
+	ASSERT_EQ(move_mount(mfd, "", AT_FDCWD, w->mnt,
 			     MOVE_MOUNT_F_EMPTY_PATH), 0);
 	close(mfd);
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	fd = open(P(w.mnt, "made-after-unmark"), O_CREAT | O_WRONLY, 0600);
+	fd = open(P(w->mnt, "made-after-unmark"), O_CREAT | O_WRONLY, 0600);
 	become_fsids(0, 0);
 	ASSERT_GE(fd, 0);
 	close(fd);
-	EXPECT_EQ(owner_is(P(w.lower, "made-after-unmark"), 0, 0), 0);
-	ASSERT_EQ(umount2(w.mnt, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "made-after-unmark"), 0, 0), 0);
+	ASSERT_EQ(umount2(w->mnt, 0), 0);
 }
 
 /* Maps a mark allows: its own, and sub-ranges at the same offset. */
@@ -279,10 +244,17 @@ struct mapcase {
 	const char *why;
 };
 
+/* A case and the world to try it in, for try_mount(). */
+struct mapcase_in {
+	struct mapcase m;
+	const struct world *w;
+};
+
 static int try_mount(void *arg)
 {
-	const struct mapcase *m = arg;
-	const struct world *w = (const struct world *)(m + 1);
+	const struct mapcase_in *a = arg;
+	const struct mapcase *m = &a->m;
+	const struct world *w = a->w;
 	char log[1024];
 	int err;
 
@@ -295,7 +267,7 @@ static int try_mount(void *arg)
 	return 0;
 }
 
-TEST(derived_map_must_be_allowed_by_mark)
+TEST_F(world, derived_map_must_be_allowed_by_mark)
 {
 	static const struct mapcase cases[] = {
 		{ "0 100000 65536\n", "0 100000 65536\n", 0, NULL },
@@ -311,37 +283,30 @@ TEST(derived_map_must_be_allowed_by_mark)
 		  "gidmap=0:300000:65536" },
 		{ "0 100000 65536\n", NULL, -EPERM, "no gid_map" },
 	};
-	struct {
-		struct mapcase m;
-		struct world w;
-	} a;
+	struct world *w = &self->w;
+	struct mapcase_in a = { .w = w };
 	unsigned int i;
 
-	SETUP(&a.w);
-	make_image(&a.w);
-	ASSERT_EQ(mark_tree(a.w.lower), 0);
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		a.m = cases[i];
 		EXPECT_EQ(in_userns(a.m.umap, a.m.gmap, try_mount, &a), 0);
 	}
 }
 
-TEST(mark_with_several_extents)
+TEST_F(world, mark_with_several_extents)
 {
-	struct {
-		struct mapcase m;
-		struct world w;
-	} a;
+	struct world *w = &self->w;
+	struct mapcase_in a = { .w = w };
 	char log[1024];
 	const char *opts[] = { "mark", "uidmap=0:100000:10",
 			       "uidmap=1000:101000:1", "gidmap=0:100000:65536",
 			       NULL };
 
-	memset(&a, 0, sizeof(a));
 	a.m.umap = "0 100000 10\n";
 	a.m.gmap = "0 100000 10\n";
-	SETUP(&a.w);
-	ASSERT_EQ(shiftfs_fsmount(a.w.lower, a.w.lower, opts, log,
+	ASSERT_EQ(shiftfs_fsmount(w->lower, w->lower, opts, log,
 				  sizeof(log)), 0);
 	EXPECT_EQ(in_userns(a.m.umap, a.m.gmap, try_mount, &a), 0);
 	a.m.umap = "0 100000 10\n1000 101000 1\n";
@@ -378,23 +343,22 @@ static int container_setcap(void *arg)
 	return 0;
 }
 
-TEST(container_root_sets_file_capabilities)
+TEST_F(world, container_root_sets_file_capabilities)
 {
 	struct ctx c;
-	struct world w;
+	struct world *w = &self->w;
 	uint32_t got[6] = { 0 };
 	ssize_t n;
 
-	SETUP(&w);
-	make_image(&w);
-	ASSERT_EQ(mark_tree(w.lower), 0);
-	c.w = &w;
-	c.src = w.lower;
-	c.dst = w.mnt;
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	c.w = w;
+	c.src = w->lower;
+	c.dst = w->mnt;
 	ASSERT_EQ(in_userns_default(container_setcap, &c), 0);
-	ASSERT_EQ(umount2(w.lower, 0), 0);
+	ASSERT_EQ(umount2(w->lower, 0), 0);
 	/* On disk: a plain v2 capability, image root's. */
-	n = getxattr(P(w.lower, "bin/sh"), "security.capability", got,
+	n = getxattr(P(w->lower, "bin/sh"), "security.capability", got,
 		     sizeof(got));
 	EXPECT_EQ(n, 20);
 	EXPECT_EQ(got[0] & 0xff000000u, 0x02000000u);

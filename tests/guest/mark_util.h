@@ -110,6 +110,48 @@ static inline int recv_fd(int sock)
 	return fd;
 }
 
+struct mount_request {
+	const char *mark;
+	int sock[2];
+};
+
+/* In the user namespace: a mount from the mark, its fd sent back. */
+static inline int mount_and_send(void *arg)
+{
+	const struct mount_request *r = arg;
+	int fsfd, mfd;
+
+	fsfd = fsopen("shiftfs", FSOPEN_CLOEXEC);
+	CHILD_CHECK(fsfd >= 0, 1, "fsopen");
+	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_SET_STRING, "source", r->mark,
+			     0) == 0, 2, "source");
+	CHILD_CHECK(fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0, 3,
+		    "create");
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
+	CHILD_CHECK(mfd >= 0, 4, "fsmount");
+	CHILD_CHECK(send_fd(r->sock[1], mfd) == 0, 5, "send");
+	return 0;
+}
+
+/*
+ * A detached mount from the mark @mark, made by root of the common
+ * container (in_userns_default()) and passed back to us: its fd.  The
+ * container and its mount namespace are gone when this returns.
+ */
+static inline int userns_mount_fd(const char *mark)
+{
+	struct mount_request r = { .mark = mark };
+	int mfd;
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, r.sock), 0);
+	ASSERT_EQ(in_userns_default(mount_and_send, &r), 0);
+	mfd = recv_fd(r.sock[0]);
+	ASSERT_GE(mfd, 0);
+	close(r.sock[0]);
+	close(r.sock[1]);
+	return mfd;
+}
+
 /* 1 if a shiftfs mount on @mnt shows @opt among its options. */
 static inline int mount_has_opt(const char *mnt, const char *opt)
 {

@@ -15,14 +15,6 @@
 #include <sys/statfs.h>
 #include <sys/vfs.h>
 
-#define SETUP(w) ASSERT_EQ(world_setup(w), 0)
-
-#define SETUP_MOUNTED(w)						\
-	do {								\
-		SETUP(w);						\
-		ASSERT_EQ(shiftfs_mount_default(w), 0);			\
-	} while (0)
-
 static int read_mountinfo_opts(const char *mnt, char *buf, size_t len)
 {
 	char line[4096];
@@ -46,73 +38,71 @@ static int read_mountinfo_opts(const char *mnt, char *buf, size_t len)
 	return found;
 }
 
-TEST(mount_new_api)
+TEST_F(world, mount_new_api)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char opts[4096];
 	struct stat st;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(stat(w.mnt, &st), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(stat(w->mnt, &st), 0);
 	EXPECT_EQ(st.st_uid, ID_SHIFT);
 	EXPECT_EQ(st.st_gid, ID_SHIFT);
-	ASSERT_EQ(read_mountinfo_opts(w.mnt, opts, sizeof(opts)), 0);
+	ASSERT_EQ(read_mountinfo_opts(w->mnt, opts, sizeof(opts)), 0);
 	TH_LOG("mountinfo: %s", opts);
 	EXPECT_NE(strstr(opts, "uidmap=0:100000:65536"), NULL);
 	EXPECT_NE(strstr(opts, "gidmap=0:100000:65536"), NULL);
-	EXPECT_NE(strstr(opts, w.lower), NULL);
+	EXPECT_NE(strstr(opts, w->lower), NULL);
 }
 
-TEST(mount_legacy_api)
+TEST_F(world, mount_legacy_api)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	char opts[4096];
 
-	SETUP(&w);
-	ASSERT_EQ(mount(w.lower, w.mnt, "shiftfs", 0,
+	ASSERT_EQ(mount(w->lower, w->mnt, "shiftfs", 0,
 			"uidmap=0:100000:1000,uidmap=65534:101000:1,"
 			"gidmap=0:100000:100,gidmap=101:100101:899"), 0);
-	ASSERT_EQ(stat(w.mnt, &st), 0);
+	ASSERT_EQ(stat(w->mnt, &st), 0);
 	EXPECT_EQ(st.st_uid, ID_SHIFT);
-	ASSERT_EQ(read_mountinfo_opts(w.mnt, opts, sizeof(opts)), 0);
+	ASSERT_EQ(read_mountinfo_opts(w->mnt, opts, sizeof(opts)), 0);
 	EXPECT_NE(strstr(opts, "uidmap=0:100000:1000,uidmap=65534:101000:1,"
 			 "gidmap=0:100000:100,gidmap=101:100101:899"), NULL);
 	/* mount(2) goes through the same parser: bad options fail too. */
-	EXPECT_ERRNO(mount(w.lower, w.mnt, "shiftfs", 0,
+	EXPECT_ERRNO(mount(w->lower, w->mnt, "shiftfs", 0,
 			   "uidmap=0:100000,gidmap=0:100000:10"), EINVAL);
-	EXPECT_ERRNO(mount(w.lower, w.mnt, "shiftfs", 0,
+	EXPECT_ERRNO(mount(w->lower, w->mnt, "shiftfs", 0,
 			   "uidmap=0:1:1,gidmap=0:1:1,bogus=1"), EINVAL);
 }
 
-TEST(stat_shows_shifted_ids)
+TEST_F(world, stat_shows_shifted_ids)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat lst, mst;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "root"), 0644, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "user"), 0640, 1000, 1001), 0);
-	ASSERT_EQ(make_file(P(w.lower, "last"), 0600, 65535, 65535), 0);
-	ASSERT_EQ(make_file(P(w.lower, "unmapped"), 0600, 70000, 70000), 0);
-	ASSERT_EQ(make_dir(P(w.lower, "dir"), 0750, 0, 1000), 0);
-	ASSERT_EQ(symlink("root", P(w.lower, "link")), 0);
-	ASSERT_EQ(lchown(P(w.lower, "link"), 1000, 1000), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "root"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "user"), 0640, 1000, 1001), 0);
+	ASSERT_EQ(make_file(P(w->lower, "last"), 0600, 65535, 65535), 0);
+	ASSERT_EQ(make_file(P(w->lower, "unmapped"), 0600, 70000, 70000), 0);
+	ASSERT_EQ(make_dir(P(w->lower, "dir"), 0750, 0, 1000), 0);
+	ASSERT_EQ(symlink("root", P(w->lower, "link")), 0);
+	ASSERT_EQ(lchown(P(w->lower, "link"), 1000, 1000), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 
-	EXPECT_EQ(owner_is(P(w.mnt, "root"), ID_SHIFT, ID_SHIFT), 0);
-	EXPECT_EQ(owner_is(P(w.mnt, "user"), ID_SHIFT + 1000, ID_SHIFT + 1001),
+	EXPECT_EQ(owner_is(P(w->mnt, "root"), ID_SHIFT, ID_SHIFT), 0);
+	EXPECT_EQ(owner_is(P(w->mnt, "user"), ID_SHIFT + 1000, ID_SHIFT + 1001),
 		  0);
-	EXPECT_EQ(owner_is(P(w.mnt, "last"), ID_SHIFT + 65535,
+	EXPECT_EQ(owner_is(P(w->mnt, "last"), ID_SHIFT + 65535,
 			   ID_SHIFT + 65535), 0);
-	EXPECT_EQ(owner_is(P(w.mnt, "unmapped"), ID_OVERFLOW, ID_OVERFLOW), 0);
-	EXPECT_EQ(owner_is(P(w.mnt, "dir"), ID_SHIFT, ID_SHIFT + 1000), 0);
-	EXPECT_EQ(owner_is(P(w.mnt, "link"), ID_SHIFT + 1000, ID_SHIFT + 1000),
+	EXPECT_EQ(owner_is(P(w->mnt, "unmapped"), ID_OVERFLOW, ID_OVERFLOW), 0);
+	EXPECT_EQ(owner_is(P(w->mnt, "dir"), ID_SHIFT, ID_SHIFT + 1000), 0);
+	EXPECT_EQ(owner_is(P(w->mnt, "link"), ID_SHIFT + 1000, ID_SHIFT + 1000),
 		  0);
 
 	/* Everything else is the lower file's. */
-	ASSERT_EQ(stat(P(w.lower, "user"), &lst), 0);
-	ASSERT_EQ(stat(P(w.mnt, "user"), &mst), 0);
+	ASSERT_EQ(stat(P(w->lower, "user"), &lst), 0);
+	ASSERT_EQ(stat(P(w->mnt, "user"), &mst), 0);
 	EXPECT_EQ(mst.st_ino, lst.st_ino);
 	EXPECT_EQ(mst.st_mode, lst.st_mode);
 	EXPECT_EQ(mst.st_nlink, lst.st_nlink);
@@ -123,18 +113,18 @@ TEST(stat_shows_shifted_ids)
 	EXPECT_NE(mst.st_dev, lst.st_dev);
 
 	/* The underlying side is untouched. */
-	EXPECT_EQ(owner_is(P(w.lower, "root"), ID_HOST, ID_HOST), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "unmapped"), 70000, 70000), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "root"), ID_HOST, ID_HOST), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "unmapped"), 70000, 70000), 0);
 }
 
-TEST(statfs_reports_lower)
+TEST_F(world, statfs_reports_lower)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct statfs ls, ms;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(statfs(w.lower, &ls), 0);
-	ASSERT_EQ(statfs(w.mnt, &ms), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(statfs(w->lower, &ls), 0);
+	ASSERT_EQ(statfs(w->mnt, &ms), 0);
 	EXPECT_EQ(ms.f_type, SHIFTFS_MAGIC);
 	EXPECT_EQ(ms.f_blocks, ls.f_blocks);
 	EXPECT_EQ(ms.f_bsize, ls.f_bsize);
@@ -142,29 +132,28 @@ TEST(statfs_reports_lower)
 	EXPECT_EQ(ms.f_namelen, ls.f_namelen);
 }
 
-TEST(unprivileged_caller_is_checked_at_shifted_inode)
+TEST_F(world, unprivileged_caller_is_checked_at_shifted_inode)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "secret"), 0600, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "mine"), 0600, 1000, 1000), 0);
-	ASSERT_EQ(make_dir(P(w.lower, "closed"), 0700, 0, 0), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "secret"), 0600, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "mine"), 0600, 1000, 1000), 0);
+	ASSERT_EQ(make_dir(P(w->lower, "closed"), 0700, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 
 	/* Host uid 1000 owns "mine" underneath, but not through the mount. */
 	become_fsids(1000, 1000);
-	EXPECT_ERRNO(open(P(w.mnt, "mine"), O_RDONLY), EACCES);
-	EXPECT_ERRNO(open(P(w.mnt, "secret"), O_RDONLY), EACCES);
+	EXPECT_ERRNO(open(P(w->mnt, "mine"), O_RDONLY), EACCES);
+	EXPECT_ERRNO(open(P(w->mnt, "secret"), O_RDONLY), EACCES);
 	/* The shifted owner does. */
 	become_fsids(ID_SHIFT + 1000, ID_SHIFT + 1000);
-	EXPECT_EQ(close(open(P(w.mnt, "mine"), O_RDONLY)), 0);
-	EXPECT_ERRNO(open(P(w.mnt, "secret"), O_RDONLY), EACCES);
-	EXPECT_ERRNO(open(P(w.mnt, "closed/x"), O_CREAT | O_WRONLY, 0644),
+	EXPECT_EQ(close(open(P(w->mnt, "mine"), O_RDONLY)), 0);
+	EXPECT_ERRNO(open(P(w->mnt, "secret"), O_RDONLY), EACCES);
+	EXPECT_ERRNO(open(P(w->mnt, "closed/x"), O_CREAT | O_WRONLY, 0644),
 		     EACCES);
-	EXPECT_ERRNO(unlink(P(w.mnt, "secret")), EACCES);
+	EXPECT_ERRNO(unlink(P(w->mnt, "secret")), EACCES);
 	become_fsids(0, 0);
-	EXPECT_EQ(access(P(w.lower, "secret"), F_OK), 0);
+	EXPECT_EQ(access(P(w->lower, "secret"), F_OK), 0);
 }
 
 static int container_root_work(void *arg)
@@ -205,19 +194,18 @@ static int container_root_work(void *arg)
 	return 0;
 }
 
-TEST(container_root_has_root_powers_over_image)
+TEST_F(world, container_root_has_root_powers_over_image)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "u1000"), 0600, 1000, 1000), 0);
-	ASSERT_EQ(make_dir(P(w.lower, "d1000"), 0755, 1000, 1000), 0);
-	ASSERT_EQ(make_file(P(w.lower, "unmapped"), 0600, 70000, 70000), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	ASSERT_EQ(in_container(container_root_work, &w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "u1000"), 0600, 1000, 1000), 0);
+	ASSERT_EQ(make_dir(P(w->lower, "d1000"), 0755, 1000, 1000), 0);
+	ASSERT_EQ(make_file(P(w->lower, "unmapped"), 0600, 70000, 70000), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(in_container(container_root_work, w), 0);
 	/* Container root is image root underneath. */
-	EXPECT_EQ(owner_is(P(w.lower, "d1000/byroot"), 0, 0), 0);
-	EXPECT_EQ(owner_is(P(w.lower, "u1000"), 0, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "d1000/byroot"), 0, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "u1000"), 0, 0), 0);
 }
 
 TEST_HARNESS_MAIN

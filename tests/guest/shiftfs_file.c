@@ -13,48 +13,27 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 
-#define SETUP_MOUNTED(w)						\
-	do {								\
-		ASSERT_EQ(world_setup(w), 0);				\
-		ASSERT_EQ(shiftfs_mount_default(w), 0);			\
-	} while (0)
-
-static int read_all(const char *path, char *buf, size_t len)
+TEST_F(world, mmap_shared_write)
 {
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
-TEST(mmap_shared_write)
-{
-	struct world w;
+	struct world *w = &self->w;
 	char buf[64];
 	char *p;
 	int fd;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	ASSERT_EQ(truncate(P(w.lower, "f"), 4096), 0);
-	fd = open(P(w.mnt, "f"), O_RDWR);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(truncate(P(w->lower, "f"), 4096), 0);
+	fd = open(P(w->mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(p, MAP_FAILED);
 	memcpy(p, "mapped", 6);
 	ASSERT_EQ(msync(p, 4096, MS_SYNC), 0);
 	/* Same page cache as the lower file: visible underneath at once. */
-	ASSERT_EQ(read_all(P(w.lower, "f"), buf, 7), 6);
+	ASSERT_EQ(read_file(P(w->lower, "f"), buf, 7), 6);
 	EXPECT_STREQ(buf, "mapped");
 	/* And a write underneath shows in the mapping. */
-	ASSERT_EQ(write_file(P(w.lower, "f"), "MAPPED"), 0);
+	ASSERT_EQ(write_file(P(w->lower, "f"), "MAPPED"), 0);
 	EXPECT_EQ(memcmp(p, "MAPPED", 6), 0);
 	munmap(p, 4096);
 	/* Private mappings don't write back. */
@@ -62,38 +41,38 @@ TEST(mmap_shared_write)
 	ASSERT_NE(p, MAP_FAILED);
 	memcpy(p, "private", 7);
 	munmap(p, 4096);
-	ASSERT_EQ(read_all(P(w.lower, "f"), buf, 7), 6);
+	ASSERT_EQ(read_file(P(w->lower, "f"), buf, 7), 6);
 	EXPECT_STREQ(buf, "MAPPED");
 	close(fd);
 	/* A read-only open can't map shared writable. */
-	fd = open(P(w.mnt, "f"), O_RDONLY);
+	fd = open(P(w->mnt, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
 		  MAP_FAILED);
 	close(fd);
 }
 
-TEST(fsync_and_syncfs)
+TEST_F(world, fsync_and_syncfs)
 {
-	struct world w;
+	struct world *w = &self->w;
 	int fd;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	fd = open(P(w.mnt, "f"), O_RDWR);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	fd = open(P(w->mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, "data", 4), 4);
 	EXPECT_EQ(fsync(fd), 0);
 	EXPECT_EQ(fdatasync(fd), 0);
 	EXPECT_EQ(syncfs(fd), 0);
 	close(fd);
-	fd = open(w.mnt, O_RDONLY | O_DIRECTORY);
+	fd = open(w->mnt, O_RDONLY | O_DIRECTORY);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(fsync(fd), 0);
 	close(fd);
 }
 
-TEST(fallocate_and_seek_data_hole)
+TEST_F(world, fallocate_and_seek_data_hole)
 {
 	static const struct {
 		off_t off;
@@ -104,18 +83,17 @@ TEST(fallocate_and_seek_data_hole)
 		{ 2 << 20, SEEK_HOLE }, { (3 << 20) + 1, SEEK_DATA },
 		{ 0, SEEK_END }, { 5 << 20, SEEK_DATA },
 	};
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	unsigned int i;
 	int fd, lfd;
 
-	ASSERT_EQ(world_setup(&w), 0);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	fd = open(P(w.mnt, "f"), O_RDWR);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	fd = open(P(w->mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(fallocate(fd, 0, 0, 1 << 20), 0);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 1 << 20);
 	ASSERT_EQ(fstat(fd, &st), 0);
 	EXPECT_EQ(st.st_size, 1 << 20);
@@ -125,7 +103,7 @@ TEST(fallocate_and_seek_data_hole)
 	ASSERT_EQ(ftruncate(fd, 4 << 20), 0);
 	ASSERT_EQ(pwrite(fd, "x", 1, 3 << 20), 1);
 	/* What counts as data is the lower fs' call: answer as it does. */
-	lfd = open(P(w.lower, "f"), O_RDONLY);
+	lfd = open(P(w->lower, "f"), O_RDONLY);
 	ASSERT_GE(lfd, 0);
 	for (i = 0; i < sizeof(seeks) / sizeof(seeks[0]); i++) {
 		off_t want, got;
@@ -151,47 +129,47 @@ TEST(fallocate_and_seek_data_hole)
 	close(fd);
 }
 
-TEST(splice_sendfile_copy_file_range)
+TEST_F(world, splice_sendfile_copy_file_range)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[64];
 	int in, out, pfd[2];
 	loff_t off_in = 0, off_out = 0;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "src"), 0644, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "dst"), 0644, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "dst2"), 0644, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "dst3"), 0644, 0, 0), 0);
-	ASSERT_EQ(write_file(P(w.lower, "src"), "spliced data"), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "src"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "dst"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "dst2"), 0644, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "dst3"), 0644, 0, 0), 0);
+	ASSERT_EQ(write_file(P(w->lower, "src"), "spliced data"), 0);
 
-	in = open(P(w.mnt, "src"), O_RDONLY);
-	out = open(P(w.mnt, "dst"), O_WRONLY);
+	in = open(P(w->mnt, "src"), O_RDONLY);
+	out = open(P(w->mnt, "dst"), O_WRONLY);
 	ASSERT_GE(in, 0);
 	ASSERT_GE(out, 0);
 	ASSERT_EQ(pipe(pfd), 0);
 	ASSERT_EQ(splice(in, &off_in, pfd[1], NULL, 64, 0), 12);
 	ASSERT_EQ(splice(pfd[0], NULL, out, &off_out, 64, 0), 12);
 	close(out);
-	ASSERT_EQ(read_all(P(w.lower, "dst"), buf, sizeof(buf)), 12);
+	ASSERT_EQ(read_file(P(w->lower, "dst"), buf, sizeof(buf)), 12);
 	EXPECT_STREQ(buf, "spliced data");
 
-	out = open(P(w.mnt, "dst2"), O_WRONLY);
+	out = open(P(w->mnt, "dst2"), O_WRONLY);
 	ASSERT_GE(out, 0);
 	off_in = 0;
 	ASSERT_EQ(sendfile(out, in, &off_in, 64), 12);
 	close(out);
-	ASSERT_EQ(read_all(P(w.lower, "dst2"), buf, sizeof(buf)), 12);
+	ASSERT_EQ(read_file(P(w->lower, "dst2"), buf, sizeof(buf)), 12);
 	EXPECT_STREQ(buf, "spliced data");
 
-	out = open(P(w.mnt, "dst3"), O_WRONLY);
+	out = open(P(w->mnt, "dst3"), O_WRONLY);
 	ASSERT_GE(out, 0);
 	off_in = 8;
 	off_out = 0;
 	ASSERT_EQ(copy_file_range(in, &off_in, out, &off_out, 4, 0), 4);
 	close(out);
 	close(in);
-	ASSERT_EQ(read_all(P(w.lower, "dst3"), buf, sizeof(buf)), 4);
+	ASSERT_EQ(read_file(P(w->lower, "dst3"), buf, sizeof(buf)), 4);
 	EXPECT_STREQ(buf, "data");
 }
 
@@ -200,26 +178,26 @@ TEST(splice_sendfile_copy_file_range)
  * go into the pipe (6.5+: the lower splice_read), and sendfile to a file
  * outside the mount and reads of the result agree byte for byte.
  */
-TEST(sendfile_many_pages)
+TEST_F(world, sendfile_many_pages)
 {
 	enum { SIZE = 300 * 1024 + 77, OFF = 1234 };
 	static char data[SIZE], back[SIZE];
-	struct world w;
+	struct world *w = &self->w;
 	loff_t off = OFF;
 	ssize_t n, total = 0;
 	int fd, in, out;
 	size_t i;
 
-	SETUP_MOUNTED(&w);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	for (i = 0; i < SIZE; i++)
 		data[i] = (char)(i * 7 + i / 4096);
-	fd = open(P(w.lower, "big"), O_CREAT | O_WRONLY, 0644);
+	fd = open(P(w->lower, "big"), O_CREAT | O_WRONLY, 0644);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, data, SIZE), SIZE);
 	close(fd);
 
-	in = open(P(w.mnt, "big"), O_RDONLY);
-	out = open(P(w.lower, "copy"), O_CREAT | O_WRONLY, 0644);
+	in = open(P(w->mnt, "big"), O_RDONLY);
+	out = open(P(w->lower, "copy"), O_CREAT | O_WRONLY, 0644);
 	ASSERT_GE(in, 0);
 	ASSERT_GE(out, 0);
 	while ((n = sendfile(out, in, &off, SIZE)) > 0)
@@ -229,23 +207,23 @@ TEST(sendfile_many_pages)
 	EXPECT_EQ(off, SIZE);
 	close(out);
 	close(in);
-	fd = open(P(w.lower, "copy"), O_RDONLY);
+	fd = open(P(w->lower, "copy"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(read(fd, back, SIZE), SIZE - OFF);
 	close(fd);
 	EXPECT_EQ(memcmp(back, data + OFF, SIZE - OFF), 0);
 }
 
-TEST(ioctl_allow_list)
+TEST_F(world, ioctl_allow_list)
 {
-	struct world w;
+	struct world *w = &self->w;
 	int fd, lfd, flags = 0, lflags = 0;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	lfd = open(P(w.lower, "f"), O_RDONLY);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	lfd = open(P(w->lower, "f"), O_RDONLY);
 	ASSERT_GE(lfd, 0);
-	fd = open(P(w.mnt, "f"), O_RDONLY);
+	fd = open(P(w->mnt, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	if (ioctl(lfd, FS_IOC_GETFLAGS, &lflags)) {
 		/* Then shiftfs can't either, and must say the same. */
@@ -266,16 +244,16 @@ TEST(ioctl_allow_list)
 	close(lfd);
 }
 
-TEST(o_tmpfile_and_linkat)
+TEST_F(world, o_tmpfile_and_linkat)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char path[64];
 	struct stat st;
 	int fd;
 
-	SETUP_MOUNTED(&w);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	become_fsids(ID_SHIFT, ID_SHIFT + 3);
-	fd = open(w.mnt, O_TMPFILE | O_RDWR, 0640);
+	fd = open(w->mnt, O_TMPFILE | O_RDWR, 0640);
 	if (fd < 0 && errno == EOPNOTSUPP)
 		SKIP("lower fs has no O_TMPFILE");
 	ASSERT_GE(fd, 0);
@@ -285,42 +263,42 @@ TEST(o_tmpfile_and_linkat)
 	EXPECT_EQ(st.st_uid, ID_SHIFT);
 	EXPECT_EQ(st.st_gid, ID_SHIFT + 3);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ASSERT_EQ(linkat(AT_FDCWD, path, AT_FDCWD, P(w.mnt, "linked"),
+	ASSERT_EQ(linkat(AT_FDCWD, path, AT_FDCWD, P(w->mnt, "linked"),
 			 AT_SYMLINK_FOLLOW), 0);
 	ASSERT_EQ(fstat(fd, &st), 0);
 	EXPECT_EQ(st.st_nlink, 1u);
 	close(fd);
 	become_fsids(0, 0);
-	EXPECT_EQ(owner_is(P(w.lower, "linked"), 0, 3), 0);
-	ASSERT_EQ(stat(P(w.lower, "linked"), &st), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "linked"), 0, 3), 0);
+	ASSERT_EQ(stat(P(w->lower, "linked"), &st), 0);
 	EXPECT_EQ(st.st_size, 3);
 	/* O_EXCL: never linkable. */
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	fd = open(w.mnt, O_TMPFILE | O_EXCL | O_RDWR, 0600);
+	fd = open(w->mnt, O_TMPFILE | O_EXCL | O_RDWR, 0600);
 	ASSERT_GE(fd, 0);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	EXPECT_ERRNO(linkat(AT_FDCWD, path, AT_FDCWD, P(w.mnt, "l2"),
+	EXPECT_ERRNO(linkat(AT_FDCWD, path, AT_FDCWD, P(w->mnt, "l2"),
 			    AT_SYMLINK_FOLLOW), ENOENT);
 	close(fd);
 	/* Unmapped caller in a world-writable dir: nothing it could own. */
 	become_fsids(0, 0);
-	ASSERT_EQ(chmod(w.lower, 0777), 0);
+	ASSERT_EQ(chmod(w->lower, 0777), 0);
 	become_fsids(1000, 1000);
-	EXPECT_ERRNO(open(w.mnt, O_TMPFILE | O_RDWR, 0600), EOVERFLOW);
+	EXPECT_ERRNO(open(w->mnt, O_TMPFILE | O_RDWR, 0600), EOVERFLOW);
 }
 
-TEST(o_direct_as_lower)
+TEST_F(world, o_direct_as_lower)
 {
-	struct world w;
+	struct world *w = &self->w;
 	int lfd, fd, lerr, err;
 	void *buf;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	ASSERT_EQ(truncate(P(w.lower, "f"), 8192), 0);
-	lfd = open(P(w.lower, "f"), O_RDWR | O_DIRECT);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(truncate(P(w->lower, "f"), 8192), 0);
+	lfd = open(P(w->lower, "f"), O_RDWR | O_DIRECT);
 	lerr = lfd < 0 ? errno : 0;
-	fd = open(P(w.mnt, "f"), O_RDWR | O_DIRECT);
+	fd = open(P(w->mnt, "f"), O_RDWR | O_DIRECT);
 	err = fd < 0 ? errno : 0;
 	EXPECT_EQ(err, lerr);
 	if (fd < 0)
@@ -333,40 +311,40 @@ TEST(o_direct_as_lower)
 	close(lfd);
 }
 
-TEST(fcntl_setfl_append)
+TEST_F(world, fcntl_setfl_append)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	int fd;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	ASSERT_EQ(write_file(P(w.lower, "f"), "12345"), 0);
-	fd = open(P(w.mnt, "f"), O_WRONLY);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(write_file(P(w->lower, "f"), "12345"), 0);
+	fd = open(P(w->mnt, "f"), O_WRONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(fcntl(fd, F_SETFL, O_APPEND), 0);
 	ASSERT_EQ(write(fd, "67", 2), 2);
 	ASSERT_EQ(fcntl(fd, F_SETFL, 0), 0);
 	ASSERT_EQ(pwrite(fd, "A", 1, 0), 1);
 	close(fd);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 7);
 }
 
-TEST(exec_through_mount)
+TEST_F(world, exec_through_mount)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[4096];
 	int in, out, status;
 	ssize_t n;
 	pid_t pid;
 
-	SETUP_MOUNTED(&w);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* Copy a static-enough binary: busybox's "true" applet or /bin/true. */
 	in = open("/bin/true", O_RDONLY);
 	if (in < 0)
 		SKIP("no /bin/true");
-	out = open(P(w.lower, "true"), O_CREAT | O_WRONLY, 0755);
+	out = open(P(w->lower, "true"), O_CREAT | O_WRONLY, 0755);
 	ASSERT_GE(out, 0);
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		ASSERT_EQ(write(out, buf, n), n);
@@ -375,7 +353,7 @@ TEST(exec_through_mount)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		execl(P(w.mnt, "true"), "true", NULL);
+		execl(P(w->mnt, "true"), "true", NULL);
 		_exit(127);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -383,19 +361,18 @@ TEST(exec_through_mount)
 	/* Running text can't be truncated through the mount either. */
 }
 
-TEST(read_write_both_ways)
+TEST_F(world, read_write_both_ways)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[64] = "";
 	struct stat st;
 	int fd;
 
-	ASSERT_EQ(world_setup(&w), 0);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	ASSERT_EQ(write_file(P(w.lower, "f"), "from below"), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(write_file(P(w->lower, "f"), "from below"), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 
-	fd = open(P(w.mnt, "f"), O_RDWR);
+	fd = open(P(w->mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(read(fd, buf, sizeof(buf) - 1), 10);
 	EXPECT_STREQ(buf, "from below");
@@ -403,27 +380,27 @@ TEST(read_write_both_ways)
 	close(fd);
 
 	memset(buf, 0, sizeof(buf));
-	fd = open(P(w.lower, "f"), O_RDONLY);
+	fd = open(P(w->lower, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(read(fd, buf, sizeof(buf) - 1), 10);
 	EXPECT_STREQ(buf, "from ABOVE");
 	close(fd);
 
 	/* O_APPEND and O_TRUNC. */
-	fd = open(P(w.mnt, "f"), O_WRONLY | O_APPEND);
+	fd = open(P(w->mnt, "f"), O_WRONLY | O_APPEND);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, "++", 2), 2);
 	close(fd);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 12);
-	ASSERT_EQ(stat(P(w.mnt, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->mnt, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 12);
-	fd = open(P(w.mnt, "f"), O_WRONLY | O_TRUNC);
+	fd = open(P(w->mnt, "f"), O_WRONLY | O_TRUNC);
 	ASSERT_GE(fd, 0);
 	close(fd);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 0);
-	ASSERT_EQ(stat(P(w.mnt, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->mnt, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 0);
 }
 

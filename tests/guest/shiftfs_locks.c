@@ -54,6 +54,20 @@ static int lworld_setup(struct lworld *lw)
 	return 0;
 }
 
+/* Each test starts with the file and every way to it set up. */
+FIXTURE(lworld) {
+	struct lworld lw;
+};
+
+FIXTURE_SETUP(lworld)
+{
+	ASSERT_EQ(lworld_setup(&self->lw), 0);
+}
+
+FIXTURE_TEARDOWN(lworld)
+{
+}
+
 /* Lock, or unlock with F_UNLCK, the whole file; 0 or -errno. */
 static int lock_fd(int fd, enum kind k, short type, bool wait)
 {
@@ -158,20 +172,14 @@ static int cross_both(const char *a, const char *b, enum kind k)
 	return r1 || r2;
 }
 
-static void vs_lower(enum kind k)
+static void vs_lower(const struct lworld *lw, enum kind k)
 {
-	struct lworld lw;
-
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	EXPECT_EQ(cross_both(lw.w.mnt, lw.direct, k), 0);
+	EXPECT_EQ(cross_both(lw->w.mnt, lw->direct, k), 0);
 }
 
-static void vs_second_mount(enum kind k)
+static void vs_second_mount(const struct lworld *lw, enum kind k)
 {
-	struct lworld lw;
-
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	EXPECT_EQ(cross_both(lw.w.mnt, lw.mnt2, k), 0);
+	EXPECT_EQ(cross_both(lw->w.mnt, lw->mnt2, k), 0);
 }
 
 /* As container root: a mount from the mark against lower and host mount. */
@@ -188,78 +196,74 @@ static int mark_cross(void *arg)
 	return r1 || r2;
 }
 
-static void vs_mark_mount(enum kind k)
+static void vs_mark_mount(struct lworld *lw, enum kind k)
 {
-	struct lworld lw;
-
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	ASSERT_EQ(mark_tree(lw.w.lower), 0);
-	lw.kind = k;
-	EXPECT_EQ(in_userns_default(mark_cross, &lw), 0);
+	ASSERT_EQ(mark_tree(lw->w.lower), 0);
+	lw->kind = k;
+	EXPECT_EQ(in_userns_default(mark_cross, lw), 0);
 }
 
-TEST(posix_vs_lower)
+TEST_F(lworld, posix_vs_lower)
 {
-	vs_lower(K_POSIX);
+	vs_lower(&self->lw, K_POSIX);
 }
 
-TEST(ofd_vs_lower)
+TEST_F(lworld, ofd_vs_lower)
 {
-	vs_lower(K_OFD);
+	vs_lower(&self->lw, K_OFD);
 }
 
-TEST(flock_vs_lower)
+TEST_F(lworld, flock_vs_lower)
 {
-	vs_lower(K_FLOCK);
+	vs_lower(&self->lw, K_FLOCK);
 }
 
-TEST(posix_vs_second_mount)
+TEST_F(lworld, posix_vs_second_mount)
 {
-	vs_second_mount(K_POSIX);
+	vs_second_mount(&self->lw, K_POSIX);
 }
 
-TEST(ofd_vs_second_mount)
+TEST_F(lworld, ofd_vs_second_mount)
 {
-	vs_second_mount(K_OFD);
+	vs_second_mount(&self->lw, K_OFD);
 }
 
-TEST(flock_vs_second_mount)
+TEST_F(lworld, flock_vs_second_mount)
 {
-	vs_second_mount(K_FLOCK);
+	vs_second_mount(&self->lw, K_FLOCK);
 }
 
-TEST(posix_vs_mark_mount)
+TEST_F(lworld, posix_vs_mark_mount)
 {
-	vs_mark_mount(K_POSIX);
+	vs_mark_mount(&self->lw, K_POSIX);
 }
 
-TEST(ofd_vs_mark_mount)
+TEST_F(lworld, ofd_vs_mark_mount)
 {
-	vs_mark_mount(K_OFD);
+	vs_mark_mount(&self->lw, K_OFD);
 }
 
-TEST(flock_vs_mark_mount)
+TEST_F(lworld, flock_vs_mark_mount)
 {
-	vs_mark_mount(K_FLOCK);
+	vs_mark_mount(&self->lw, K_FLOCK);
 }
 
 /* F_GETLK/F_OFD_GETLK through the mount report a lock held underneath. */
-TEST(getlk_sees_lower_lock)
+TEST_F(lworld, getlk_sees_lower_lock)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
 			    .l_start = 2, .l_len = 4 };
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd, mfd, pfd[2];
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
 	ASSERT_EQ(pipe(pfd), 0);
 	/* The holder: a POSIX read lock on bytes 2-5, directly. */
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		fd = open(P(lw.direct, "f"), O_RDWR);
+		fd = open(P(lw->direct, "f"), O_RDWR);
 		fl.l_type = F_RDLCK;
 		if (fd < 0 || fcntl(fd, F_SETLK, &fl))
 			_exit(1);
@@ -271,7 +275,7 @@ TEST(getlk_sees_lower_lock)
 	close(pfd[1]);
 	ASSERT_EQ(read(pfd[0], &c, 1), 1);
 
-	mfd = open(P(lw.w.mnt, "f"), O_RDWR);
+	mfd = open(P(lw->w.mnt, "f"), O_RDWR);
 	ASSERT_GE(mfd, 0);
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
@@ -305,22 +309,21 @@ TEST(getlk_sees_lower_lock)
 }
 
 /* And a lock held through the mount shows when testing underneath. */
-TEST(getlk_lower_sees_mount_lock)
+TEST_F(lworld, getlk_lower_sees_mount_lock)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd, status;
 	pid_t pid;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.w.mnt, "f"), O_RDWR);
+	fd = open(P(lw->w.mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(fcntl(fd, F_SETLK, &fl), 0);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		struct flock t = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		int lfd = open(P(lw.direct, "f"), O_RDWR);
+		int lfd = open(P(lw->direct, "f"), O_RDWR);
 
 		if (lfd < 0 || fcntl(lfd, F_GETLK, &t))
 			_exit(2);
@@ -334,50 +337,48 @@ TEST(getlk_lower_sees_mount_lock)
 }
 
 /* close() of the shiftfs fd drops the process' POSIX locks underneath. */
-TEST(posix_released_on_close)
+TEST_F(lworld, posix_released_on_close)
 {
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd, fd2;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.w.mnt, "f"), O_RDWR);
+	fd = open(P(lw->w.mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(lock_fd(fd, K_POSIX, F_WRLCK, false), 0);
-	ASSERT_EQ(try_in_child(P(lw.direct, "f"), K_POSIX, F_WRLCK),
+	ASSERT_EQ(try_in_child(P(lw->direct, "f"), K_POSIX, F_WRLCK),
 		  TRY_CONFLICT);
 	ASSERT_EQ(close(fd), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_POSIX, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_POSIX, F_WRLCK),
 		  TRY_GRANTED);
 
 	/* POSIX: closing any fd of the file drops them, even another one. */
-	fd = open(P(lw.w.mnt, "f"), O_RDWR);
-	fd2 = open(P(lw.w.mnt, "f"), O_RDONLY);
+	fd = open(P(lw->w.mnt, "f"), O_RDWR);
+	fd2 = open(P(lw->w.mnt, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_GE(fd2, 0);
 	ASSERT_EQ(lock_fd(fd, K_POSIX, F_WRLCK, false), 0);
-	ASSERT_EQ(try_in_child(P(lw.direct, "f"), K_POSIX, F_WRLCK),
+	ASSERT_EQ(try_in_child(P(lw->direct, "f"), K_POSIX, F_WRLCK),
 		  TRY_CONFLICT);
 	ASSERT_EQ(close(fd2), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_POSIX, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_POSIX, F_WRLCK),
 		  TRY_GRANTED);
 	close(fd);
 }
 
 /* A process holding a lock through the mount exits: the lock goes. */
-TEST(posix_released_on_exit)
+TEST_F(lworld, posix_released_on_exit)
 {
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int locked[2], go[2], status;
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
 	ASSERT_EQ(pipe(locked), 0);
 	ASSERT_EQ(pipe(go), 0);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		int fd = open(P(lw.w.mnt, "f"), O_RDWR);
+		int fd = open(P(lw->w.mnt, "f"), O_RDWR);
 
 		if (fd < 0 || lock_fd(fd, K_POSIX, F_WRLCK, false))
 			_exit(1);
@@ -386,31 +387,30 @@ TEST(posix_released_on_exit)
 		_exit(0);
 	}
 	ASSERT_EQ(read(locked[0], &c, 1), 1);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_POSIX, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_POSIX, F_WRLCK),
 		  TRY_CONFLICT);
 	ASSERT_EQ(write(go[1], "U", 1), 1);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_POSIX, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_POSIX, F_WRLCK),
 		  TRY_GRANTED);
 }
 
 /* An OFD lock lives as long as its open file description. */
-TEST(ofd_released_on_last_close)
+TEST_F(lworld, ofd_released_on_last_close)
 {
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd, fd2;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.w.mnt, "f"), O_RDWR);
+	fd = open(P(lw->w.mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(lock_fd(fd, K_OFD, F_WRLCK, false), 0);
 	fd2 = dup(fd);
 	ASSERT_GE(fd2, 0);
 	ASSERT_EQ(close(fd), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_OFD, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_OFD, F_WRLCK),
 		  TRY_CONFLICT);
 	ASSERT_EQ(close(fd2), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_OFD, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_OFD, F_WRLCK),
 		  TRY_GRANTED);
 }
 
@@ -418,45 +418,43 @@ TEST(ofd_released_on_last_close)
  * As on any file, a mapping keeps the open file description, and its OFD
  * lock, alive after close(): until munmap().
  */
-TEST(ofd_lock_lives_with_mapping)
+TEST_F(lworld, ofd_lock_lives_with_mapping)
 {
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	void *map;
 	int fd;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.w.mnt, "f"), O_RDWR);
+	fd = open(P(lw->w.mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(lock_fd(fd, K_OFD, F_WRLCK, false), 0);
 	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(map, MAP_FAILED);
 	ASSERT_EQ(close(fd), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_OFD, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_OFD, F_WRLCK),
 		  TRY_CONFLICT);
 	ASSERT_EQ(munmap(map, 4096), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_OFD, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_OFD, F_WRLCK),
 		  TRY_GRANTED);
 }
 
-TEST(flock_released_on_close)
+TEST_F(lworld, flock_released_on_close)
 {
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.w.mnt, "f"), O_RDWR);
+	fd = open(P(lw->w.mnt, "f"), O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(lock_fd(fd, K_FLOCK, F_WRLCK, false), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_FLOCK, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_FLOCK, F_WRLCK),
 		  TRY_CONFLICT);
 	/* Converting to shared is seen underneath too. */
 	ASSERT_EQ(lock_fd(fd, K_FLOCK, F_RDLCK, false), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_FLOCK, F_RDLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_FLOCK, F_RDLCK),
 		  TRY_GRANTED);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_FLOCK, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_FLOCK, F_WRLCK),
 		  TRY_CONFLICT);
 	ASSERT_EQ(close(fd), 0);
-	EXPECT_EQ(try_in_child(P(lw.direct, "f"), K_FLOCK, F_WRLCK),
+	EXPECT_EQ(try_in_child(P(lw->direct, "f"), K_FLOCK, F_WRLCK),
 		  TRY_GRANTED);
 }
 
@@ -465,26 +463,32 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+/* Write-lock the file directly with a lock of kind @k: the holder's fd. */
+static int hold_directly(const struct lworld *lw, enum kind k)
+{
+	int fd = open(P(lw->direct, "f"), O_RDWR);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(lock_fd(fd, k, F_WRLCK, false), 0);
+	return fd;
+}
+
 /*
  * Hold a write lock directly; a child asks for one through the mount and
  * waits.  It must still be waiting after a while, and get the lock soon
  * after we release it.
  */
-static void blocking(enum kind k)
+static void blocking(const struct lworld *lw, enum kind k)
 {
-	struct lworld lw;
 	struct timespec t = { 0, 300 * 1000 * 1000 };
 	int fd, status, i;
 	pid_t pid, got = 0;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.direct, "f"), O_RDWR);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(lock_fd(fd, k, F_WRLCK, false), 0);
+	fd = hold_directly(lw, k);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		int mfd = open(P(lw.w.mnt, "f"), O_RDWR);
+		int mfd = open(P(lw->w.mnt, "f"), O_RDWR);
 
 		alarm(3);
 		if (mfd < 0)
@@ -508,37 +512,33 @@ static void blocking(enum kind k)
 	close(fd);
 }
 
-TEST(posix_setlkw_waits_for_holder)
+TEST_F(lworld, posix_setlkw_waits_for_holder)
 {
-	blocking(K_POSIX);
+	blocking(&self->lw, K_POSIX);
 }
 
-TEST(ofd_setlkw_waits_for_holder)
+TEST_F(lworld, ofd_setlkw_waits_for_holder)
 {
-	blocking(K_OFD);
+	blocking(&self->lw, K_OFD);
 }
 
-TEST(flock_waits_for_holder)
+TEST_F(lworld, flock_waits_for_holder)
 {
-	blocking(K_FLOCK);
+	blocking(&self->lw, K_FLOCK);
 }
 
 /* A waiter through the mount is woken by a signal: EINTR, no lock. */
-static void interrupted(enum kind k)
+static void interrupted(const struct lworld *lw, enum kind k)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct lworld lw;
 	int fd, status;
 	pid_t pid;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.direct, "f"), O_RDWR);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(lock_fd(fd, k, F_WRLCK, false), 0);
+	fd = hold_directly(lw, k);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		int mfd = open(P(lw.w.mnt, "f"), O_RDWR), err;
+		int mfd = open(P(lw->w.mnt, "f"), O_RDWR), err;
 
 		/* No SA_RESTART: the wait must end with EINTR. */
 		sigaction(SIGALRM, &sa, NULL);
@@ -554,20 +554,20 @@ static void interrupted(enum kind k)
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
 	/* We still hold it: the interrupted waiter left nothing behind. */
-	EXPECT_EQ(try_in_child(P(lw.w.mnt, "f"), k, F_RDLCK), TRY_CONFLICT);
+	EXPECT_EQ(try_in_child(P(lw->w.mnt, "f"), k, F_RDLCK), TRY_CONFLICT);
 	ASSERT_EQ(lock_fd(fd, k, F_UNLCK, false), 0);
-	EXPECT_EQ(try_in_child(P(lw.w.mnt, "f"), k, F_WRLCK), TRY_GRANTED);
+	EXPECT_EQ(try_in_child(P(lw->w.mnt, "f"), k, F_WRLCK), TRY_GRANTED);
 	close(fd);
 }
 
-TEST(posix_setlkw_interruptible)
+TEST_F(lworld, posix_setlkw_interruptible)
 {
-	interrupted(K_POSIX);
+	interrupted(&self->lw, K_POSIX);
 }
 
-TEST(flock_wait_interruptible)
+TEST_F(lworld, flock_wait_interruptible)
 {
-	interrupted(K_FLOCK);
+	interrupted(&self->lw, K_FLOCK);
 }
 
 struct racer {
@@ -591,24 +591,21 @@ static void *setlkw_thread(void *arg)
  * holds nothing: the lock must not stay behind on the lower inode, owned
  * by a process that has exited and pointing at a file that is gone.
  */
-TEST(posix_close_race_leaves_no_lock)
+TEST_F(lworld, posix_close_race_leaves_no_lock)
 {
 	struct timespec t = { 0, 300 * 1000 * 1000 };
 	struct flock fl;
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd, sync[2], status;
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
 	ASSERT_EQ(pipe(sync), 0);
-	fd = open(P(lw.direct, "f"), O_RDWR);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(lock_fd(fd, K_POSIX, F_WRLCK, false), 0);
+	fd = hold_directly(lw, K_POSIX);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		struct racer r = { .fd = open(P(lw.w.mnt, "f"), O_RDWR) };
+		struct racer r = { .fd = open(P(lw->w.mnt, "f"), O_RDWR) };
 		pthread_t th;
 
 		/* Its exit would close it, dropping the lock for us. */
@@ -647,13 +644,12 @@ TEST(posix_close_race_leaves_no_lock)
  * Leases would sit on the shiftfs inode, where opens of the lower file
  * (the host, other mounts) never break them: refused.
  */
-TEST(lease_refused)
+TEST_F(lworld, lease_refused)
 {
-	struct lworld lw;
+	struct lworld *lw = &self->lw;
 	int fd;
 
-	ASSERT_EQ(lworld_setup(&lw), 0);
-	fd = open(P(lw.w.mnt, "f"), O_RDONLY);
+	fd = open(P(lw->w.mnt, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	EXPECT_ERRNO(fcntl(fd, F_SETLEASE, F_RDLCK), EINVAL);
 	EXPECT_EQ(fcntl(fd, F_GETLEASE), F_UNLCK);

@@ -23,8 +23,6 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
-#define SETUP(w) ASSERT_EQ(world_setup(w), 0)
-
 #ifndef FS_CASEFOLD_FL
 #define FS_CASEFOLD_FL 0x40000000
 #endif
@@ -198,100 +196,97 @@ static int container_chown_root(void *arg)
 	return 0;
 }
 
-TEST(stale_owner_no_chown)
+TEST_F(world, stale_owner_no_chown)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 1000, 1000), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 1000, 1000), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* Looked up and cached as 101000:101000. */
-	ASSERT_EQ(owner_is(P(w.mnt, "f"), ID_SHIFT + 1000, ID_SHIFT + 1000), 0);
+	ASSERT_EQ(owner_is(P(w->mnt, "f"), ID_SHIFT + 1000, ID_SHIFT + 1000),
+		  0);
 	/* Host root gives it to an id the map does not delegate. */
-	ASSERT_EQ(chown(P(w.lower, "f"), 70000, 70000), 0);
-	EXPECT_EQ(in_container(container_chown_root, &w), 0);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(chown(P(w->lower, "f"), 70000, 70000), 0);
+	EXPECT_EQ(in_container(container_chown_root, w), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_uid, 70000u);
 	EXPECT_EQ(st.st_mode & 07777, 0644u);
 }
 
-TEST(stale_append_only_no_truncate)
+TEST_F(world, stale_append_only_no_truncate)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	int fd, flags = FS_APPEND_FL;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0666, 1000, 1000), 0);
-	ASSERT_EQ(write_file(P(w.lower, "f"), "precious"), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	fd = open(P(w.mnt, "f"), O_RDONLY);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0666, 1000, 1000), 0);
+	ASSERT_EQ(write_file(P(w->lower, "f"), "precious"), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	fd = open(P(w->mnt, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	close(fd);
-	fd = open(P(w.lower, "f"), O_RDONLY);
+	fd = open(P(w->lower, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
 		SKIP("lower fs has no append-only flag: %s", strerror(errno));
 	close(fd);
 	/* Directly: EPERM.  Through the mount, as a container user: too. */
 	become_fsids(1000, 1000);
-	EXPECT_ERRNO(open(P(w.lower, "f"), O_WRONLY | O_TRUNC), EPERM);
+	EXPECT_ERRNO(open(P(w->lower, "f"), O_WRONLY | O_TRUNC), EPERM);
 	become_fsids(ID_SHIFT + 1000, ID_SHIFT + 1000);
-	EXPECT_ERRNO(open(P(w.mnt, "f"), O_WRONLY | O_TRUNC), EPERM);
-	EXPECT_ERRNO(truncate(P(w.mnt, "f"), 0), EPERM);
+	EXPECT_ERRNO(open(P(w->mnt, "f"), O_WRONLY | O_TRUNC), EPERM);
+	EXPECT_ERRNO(truncate(P(w->mnt, "f"), 0), EPERM);
 	become_fsids(0, 0);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_size, 8);
 	flags = 0;
-	fd = open(P(w.lower, "f"), O_RDONLY);
+	fd = open(P(w->lower, "f"), O_RDONLY);
 	ioctl(fd, FS_IOC_SETFLAGS, &flags);
 	close(fd);
 }
 
-TEST(stale_nosec_write_kills_suid)
+TEST_F(world, stale_nosec_write_kills_suid)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	int fd;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0777, 1000, 1000), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0777, 1000, 1000), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	ASSERT_EQ(setgroups(0, NULL), 0);
 	/* A plain write through the mount: nothing to kill, S_NOSEC. */
-	fd = open(P(w.mnt, "f"), O_WRONLY);
+	fd = open(P(w->mnt, "f"), O_WRONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, "a", 1), 1);
 	/* Then the file becomes setuid by another route. */
-	ASSERT_EQ(chmod(P(w.lower, "f"), 04777), 0);
+	ASSERT_EQ(chmod(P(w->lower, "f"), 04777), 0);
 	/* A non-owner's write must clear it, as it would directly. */
 	become_fsids(ID_SHIFT + 2000, ID_SHIFT + 2000);
 	ASSERT_EQ(write(fd, "b", 1), 1);
 	close(fd);
 	become_fsids(0, 0);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	EXPECT_EQ(st.st_mode & 07777, 0777u);
 }
 
 /* fileattr: the owner check must see the current owner, too. */
-TEST(stale_owner_no_chattr)
+TEST_F(world, stale_owner_no_chattr)
 {
-	struct world w;
+	struct world *w = &self->w;
 	int fd, flags = 0;
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 1000, 1000), 0);
-	fd = open(P(w.lower, "f"), O_RDONLY);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 1000, 1000), 0);
+	fd = open(P(w->lower, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
 		SKIP("lower fs has no file flags: %s", strerror(errno));
 	close(fd);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	fd = open(P(w.mnt, "f"), O_RDONLY);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	fd = open(P(w->mnt, "f"), O_RDONLY);
 	ASSERT_GE(fd, 0);
 	/* The caller owned it when it looked; host root takes it back. */
-	ASSERT_EQ(chown(P(w.lower, "f"), 0, 0), 0);
+	ASSERT_EQ(chown(P(w->lower, "f"), 0, 0), 0);
 	become_fsids(ID_SHIFT + 1000, ID_SHIFT + 1000);
 	flags = FS_NOATIME_FL;
 	EXPECT_ERRNO(ioctl(fd, FS_IOC_SETFLAGS, &flags), EPERM);
@@ -339,32 +334,31 @@ static long long fill_as(const char *dir, uid_t uid)
 	return total;
 }
 
-TEST(no_reserved_blocks_for_container_users)
+TEST_F(world, no_reserved_blocks_for_container_users)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct statfs sf;
 	long long avail, got;
 	char home[128];
 
-	SETUP(&w);
 	/* Half of the filesystem is reserved for root. */
-	EXT4_LOWER(&w, "-m 50 -O ^has_journal", NULL, NULL);
-	ASSERT_EQ(make_dir(P(w.lower, "home"), 0755, 1000, 1000), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	ASSERT_EQ(statfs(w.lower, &sf), 0);
+	EXT4_LOWER(w, "-m 50 -O ^has_journal", NULL, NULL);
+	ASSERT_EQ(make_dir(P(w->lower, "home"), 0755, 1000, 1000), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(statfs(w->lower, &sf), 0);
 	avail = (long long)sf.f_bavail * sf.f_bsize;
 	/* Host uid 101000 is image uid 1000, an ordinary user. */
-	snprintf(home, sizeof(home), "%s/home", w.mnt);
+	snprintf(home, sizeof(home), "%s/home", w->mnt);
 	got = fill_as(home, ID_SHIFT + 1000);
 	printf("# available to users %lld, written through the mount %lld\n",
 	       avail, got);
 	EXPECT_GT(got, 0);
 	/* Not into the reserved half (metadata blocks give some slack). */
 	EXPECT_LE(got, avail + (1 << 20));
-	ext4_lower_done(&w);
+	ext4_lower_done(w);
 }
 
-TEST(no_quota_bypass_for_container_users)
+TEST_F(world, no_quota_bypass_for_container_users)
 {
 	struct dqblk dq = {
 		.dqb_bhardlimit = 4096,		/* 1 KiB blocks: 4 MiB */
@@ -372,22 +366,21 @@ TEST(no_quota_bypass_for_container_users)
 		.dqb_valid = QIF_BLIMITS,
 	};
 	char dev[32], home[128];
-	struct world w;
+	struct world *w = &self->w;
 	long long got;
 
-	SETUP(&w);
-	EXT4_LOWER(&w, "-O quota,^has_journal", NULL, "usrquota");
+	EXT4_LOWER(w, "-O quota,^has_journal", NULL, "usrquota");
 	snprintf(dev, sizeof(dev), "/proc/self/fd/%d", loop_fd);
-	ASSERT_EQ(make_dir(P(w.lower, "home"), 0755, 1000, 1000), 0);
+	ASSERT_EQ(make_dir(P(w->lower, "home"), 0755, 1000, 1000), 0);
 	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), dev, 1000, (void *)&dq))
 		SKIP("no quota limits here: %s", strerror(errno));
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	snprintf(home, sizeof(home), "%s/home", w.mnt);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	snprintf(home, sizeof(home), "%s/home", w->mnt);
 	got = fill_as(home, ID_SHIFT + 1000);
 	printf("# image uid 1000 has a 4 MiB quota; wrote %lld\n", got);
 	EXPECT_GT(got, 0);
 	EXPECT_LE(got, 4ll << 20);
-	ext4_lower_done(&w);
+	ext4_lower_done(w);
 }
 
 /* ---- 5/6. setuid and devices through host-root mounts --------------- */
@@ -403,42 +396,40 @@ static int mount_maps(const struct world *w, const char *umap,
 	return shiftfs_fsmount(w->lower, w->mnt, opts, NULL, 0);
 }
 
-TEST(reverse_map_setuid_gives_host_user_nothing)
+TEST_F(world, reverse_map_setuid_gives_host_user_nothing)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 
-	SETUP(&w);
 	/* A container's chowned tree: its root is host uid 100000. */
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(chown(P(w.lower, "probe"), ID_SHIFT, ID_SHIFT), 0);
-	ASSERT_EQ(chmod(P(w.lower, "probe"), 06755), 0);
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(chown(P(w->lower, "probe"), ID_SHIFT, ID_SHIFT), 0);
+	ASSERT_EQ(chmod(P(w->lower, "probe"), 06755), 0);
 	/* An admin's view of it as root-owned. */
-	ASSERT_EQ(mount_maps(&w, "100000:0:65536", "100000:0:65536"), 0);
-	ASSERT_EQ(owner_is(P(w.mnt, "probe"), 0, 0), 0);
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 1000, 1000, &p), 0);
+	ASSERT_EQ(mount_maps(w, "100000:0:65536", "100000:0:65536"), 0);
+	ASSERT_EQ(owner_is(P(w->mnt, "probe"), 0, 0), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 1000, 1000, &p), 0);
 	EXPECT_EQ(p.err, 0);
 	EXPECT_EQ(p.euid, 1000u);
 	EXPECT_EQ(p.egid, 1000u);
 }
 
-TEST(forward_map_setuid_gives_host_user_nothing)
+TEST_F(world, forward_map_setuid_gives_host_user_nothing)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 
-	SETUP(&w);
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(chmod(P(w.lower, "probe"), 06755), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 1000, 1000, &p), 0);
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(chmod(P(w->lower, "probe"), 06755), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 1000, 1000, &p), 0);
 	EXPECT_EQ(p.err, 0);
 	EXPECT_EQ(p.euid, 1000u);
 	EXPECT_EQ(p.egid, 1000u);
 	/* Host root gains nothing it lacks: the bits still work for it. */
-	ASSERT_EQ(chown(P(w.lower, "probe"), 5, 5), 0);
-	ASSERT_EQ(chmod(P(w.lower, "probe"), 06755), 0);
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 0, 0, &p), 0);
+	ASSERT_EQ(chown(P(w->lower, "probe"), 5, 5), 0);
+	ASSERT_EQ(chmod(P(w->lower, "probe"), 06755), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 0, 0, &p), 0);
 	EXPECT_EQ(p.euid, ID_SHIFT + 5);
 }
 
@@ -455,51 +446,48 @@ static int container_user_probe(void *arg)
 	return 0;
 }
 
-TEST(forward_map_setuid_works_in_the_container)
+TEST_F(world, forward_map_setuid_works_in_the_container)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	ASSERT_EQ(chmod(w.base, 0755), 0);
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(chmod(P(w.lower, "probe"), 06755), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	EXPECT_EQ(in_container(container_user_probe, &w), 0);
+	ASSERT_EQ(chmod(w->base, 0755), 0);
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(chmod(P(w->lower, "probe"), 06755), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	EXPECT_EQ(in_container(container_user_probe, w), 0);
 }
 
-TEST(lower_nosuid_is_inherited)
+TEST_F(world, lower_nosuid_is_inherited)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 
-	SETUP(&w);
-	ASSERT_EQ(chmod(w.base, 0755), 0);
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(chmod(P(w.lower, "probe"), 06755), 0);
-	ASSERT_EQ(mount(w.lower, w.lower, NULL, MS_BIND, NULL), 0);
-	ASSERT_EQ(mount(NULL, w.lower, NULL,
+	ASSERT_EQ(chmod(w->base, 0755), 0);
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(chmod(P(w->lower, "probe"), 06755), 0);
+	ASSERT_EQ(mount(w->lower, w->lower, NULL, MS_BIND, NULL), 0);
+	ASSERT_EQ(mount(NULL, w->lower, NULL,
 			MS_BIND | MS_REMOUNT | MS_NOSUID, NULL), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* Host root: no setuid to 100000 from a nosuid tree. */
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 0, 0, &p), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 0, 0, &p), 0);
 	EXPECT_EQ(p.err, 0);
 	EXPECT_EQ(p.euid, 0u);
 	/* Nor for the container. */
-	EXPECT_EQ(in_container(container_user_probe, &w), 2);
+	EXPECT_EQ(in_container(container_user_probe, w), 2);
 }
 
-TEST(lower_noexec_is_inherited)
+TEST_F(world, lower_noexec_is_inherited)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 
-	SETUP(&w);
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(mount(w.lower, w.lower, NULL, MS_BIND, NULL), 0);
-	ASSERT_EQ(mount(NULL, w.lower, NULL,
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(mount(w->lower, w->lower, NULL, MS_BIND, NULL), 0);
+	ASSERT_EQ(mount(NULL, w->lower, NULL,
 			MS_BIND | MS_REMOUNT | MS_NOEXEC, NULL), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 0, 0, &p), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 0, 0, &p), 0);
 	EXPECT_EQ(p.err, EACCES);
 }
 
@@ -512,16 +500,15 @@ static int container_open_dev(void *arg)
 	return 0;
 }
 
-TEST(no_devices_through_explicit_maps)
+TEST_F(world, no_devices_through_explicit_maps)
 {
-	struct world w;
+	struct world *w = &self->w;
 
-	SETUP(&w);
-	ASSERT_EQ(mknod(P(w.lower, "mem"), S_IFCHR | 0600, makedev(1, 1)), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(mknod(P(w->lower, "mem"), S_IFCHR | 0600, makedev(1, 1)), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* Container root owns it through the mount (100000 = image 0). */
-	EXPECT_EQ(in_container(container_open_dev, &w), 0);
-	EXPECT_ERRNO(open(P(w.mnt, "mem"), O_RDONLY), EACCES);
+	EXPECT_EQ(in_container(container_open_dev, w), 0);
+	EXPECT_ERRNO(open(P(w->mnt, "mem"), O_RDONLY), EACCES);
 }
 
 /*
@@ -529,27 +516,26 @@ TEST(no_devices_through_explicit_maps)
  * (root id 100000 on disk) shows as v2, root id 0, relative to the
  * initial namespace: capabilities over the host for whoever runs it.
  */
-TEST(reverse_map_fcaps_give_host_user_nothing)
+TEST_F(world, reverse_map_fcaps_give_host_user_nothing)
 {
 	struct vfs_ns_cap_data c = {
 		.magic_etc = VFS_CAP_REVISION_3 | VFS_CAP_FLAGS_EFFECTIVE,
 		.data = { { .permitted = 1u << CAP_NET_RAW } },
 		.rootid = ID_SHIFT,
 	};
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 
-	SETUP(&w);
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(chown(P(w.lower, "probe"), ID_SHIFT, ID_SHIFT), 0);
-	ASSERT_EQ(setxattr(P(w.lower, "probe"), "security.capability", &c,
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(chown(P(w->lower, "probe"), ID_SHIFT, ID_SHIFT), 0);
+	ASSERT_EQ(setxattr(P(w->lower, "probe"), "security.capability", &c,
 			   sizeof(c), 0), 0);
-	ASSERT_EQ(mount_maps(&w, "100000:0:65536", "100000:0:65536"), 0);
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 1000, 1000, &p), 0);
+	ASSERT_EQ(mount_maps(w, "100000:0:65536", "100000:0:65536"), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 1000, 1000, &p), 0);
 	EXPECT_EQ(p.err, 0);
 	EXPECT_EQ(p.permitted, 0u);
 	/* What an admin sees there is still the capability. */
-	EXPECT_EQ(getxattr(P(w.mnt, "probe"), "security.capability", NULL, 0),
+	EXPECT_EQ(getxattr(P(w->mnt, "probe"), "security.capability", NULL, 0),
 		  (ssize_t)XATTR_CAPS_SZ_2);
 }
 
@@ -560,21 +546,20 @@ static const unsigned char caps_v2[XATTR_CAPS_SZ_2] = {
 	0x00, 0x20, 0x00, 0x00,	/* permitted: CAP_NET_RAW (13) */
 };
 
-TEST(failed_chown_keeps_capabilities)
+TEST_F(world, failed_chown_keeps_capabilities)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char v[64];
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0755, 0, 0), 0);
-	ASSERT_EQ(setxattr(P(w.lower, "f"), "security.capability", caps_v2,
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0755, 0, 0), 0);
+	ASSERT_EQ(setxattr(P(w->lower, "f"), "security.capability", caps_v2,
 			   sizeof(caps_v2), 0), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* Host uid 500 has no image id. */
-	EXPECT_ERRNO(chown(P(w.mnt, "f"), 500, -1), EOVERFLOW);
-	EXPECT_EQ(getxattr(P(w.lower, "f"), "security.capability", v,
+	EXPECT_ERRNO(chown(P(w->mnt, "f"), 500, -1), EOVERFLOW);
+	EXPECT_EQ(getxattr(P(w->lower, "f"), "security.capability", v,
 			   sizeof(v)), (ssize_t)sizeof(caps_v2));
-	EXPECT_EQ(owner_is(P(w.lower, "f"), 0, 0), 0);
+	EXPECT_EQ(owner_is(P(w->lower, "f"), 0, 0), 0);
 }
 
 /* ---- file capabilities the mount cannot translate ---------------------- */
@@ -583,7 +568,7 @@ TEST(failed_chown_keeps_capabilities)
  * v1 capabilities (written by old tools; the VFS no longer writes them)
  * and an oversized value, put on an ext4 image with debugfs.
  */
-TEST(odd_capability_xattrs)
+TEST_F(world, odd_capability_xattrs)
 {
 	static const unsigned char v1[XATTR_CAPS_SZ_1] = {
 		0x00, 0x00, 0x00, 0x01,	/* VFS_CAP_REVISION_1 */
@@ -591,80 +576,77 @@ TEST(odd_capability_xattrs)
 	};
 	unsigned char big[40] = { 0x00, 0x00, 0x00, 0x02 };
 	char dbg[160], v[64], lv[64];
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 	ssize_t n, ln;
 	FILE *f;
 
-	SETUP(&w);
-	ASSERT_EQ(put_file(P(w.base, "v1"), v1, sizeof(v1)), 0);
-	ASSERT_EQ(put_file(P(w.base, "big"), big, sizeof(big)), 0);
-	ASSERT_EQ(copy_self(P(w.base, "probe")), 0);
-	snprintf(dbg, sizeof(dbg), "%s/dbg", w.base);
+	ASSERT_EQ(put_file(P(w->base, "v1"), v1, sizeof(v1)), 0);
+	ASSERT_EQ(put_file(P(w->base, "big"), big, sizeof(big)), 0);
+	ASSERT_EQ(copy_self(P(w->base, "probe")), 0);
+	snprintf(dbg, sizeof(dbg), "%s/dbg", w->base);
 	f = fopen(dbg, "w");
 	ASSERT_NE(f, NULL);
 	fprintf(f, "write %s/probe probe\nset_inode_field probe mode 0100755\n"
 		"ea_set -f %s/v1 probe security.capability\n"
 		"write /dev/null big\n"
 		"ea_set -f %s/big big security.capability\n",
-		w.base, w.base, w.base);
+		w->base, w->base, w->base);
 	fclose(f);
-	EXT4_LOWER(&w, "-O ^has_journal", dbg, NULL);
-	ln = getxattr(P(w.lower, "probe"), "security.capability", lv,
+	EXT4_LOWER(w, "-O ^has_journal", dbg, NULL);
+	ln = getxattr(P(w->lower, "probe"), "security.capability", lv,
 		      sizeof(lv));
 	printf("# v1 directly: %zd\n", ln);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* v1 means root id 0: shown as the v3 of root id 100000. */
-	n = getxattr(P(w.mnt, "probe"), "security.capability", v, sizeof(v));
+	n = getxattr(P(w->mnt, "probe"), "security.capability", v, sizeof(v));
 	EXPECT_EQ(n, (ssize_t)XATTR_CAPS_SZ_3);
 	/* And it still runs, with its capability. */
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 0, 0, &p), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 0, 0, &p), 0);
 	EXPECT_EQ(p.err, 0);
 	/* An oversized value: its size, as underneath, not ERANGE. */
-	EXPECT_EQ(getxattr(P(w.mnt, "big"), "security.capability", NULL, 0),
-		  getxattr(P(w.lower, "big"), "security.capability", NULL, 0));
-	ext4_lower_done(&w);
+	EXPECT_EQ(getxattr(P(w->mnt, "big"), "security.capability", NULL, 0),
+		  getxattr(P(w->lower, "big"), "security.capability", NULL, 0));
+	ext4_lower_done(w);
 }
 
-TEST(unmappable_v3_rootid_runs_without_caps)
+TEST_F(world, unmappable_v3_rootid_runs_without_caps)
 {
 	struct vfs_ns_cap_data c = {
 		.magic_etc = VFS_CAP_REVISION_3 | VFS_CAP_FLAGS_EFFECTIVE,
 		.data = { { .permitted = 1u << CAP_NET_RAW } },
 		.rootid = 70000,
 	};
-	struct world w;
+	struct world *w = &self->w;
 	struct probe p;
 	char v[64];
 
-	SETUP(&w);
-	ASSERT_EQ(copy_self(P(w.lower, "probe")), 0);
-	ASSERT_EQ(setxattr(P(w.lower, "probe"), "security.capability", &c,
+	ASSERT_EQ(copy_self(P(w->lower, "probe")), 0);
+	ASSERT_EQ(setxattr(P(w->lower, "probe"), "security.capability", &c,
 			   sizeof(c), 0), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* As if there were none: no capability for this mount's users. */
-	EXPECT_ERRNO(getxattr(P(w.mnt, "probe"), "security.capability", v,
+	EXPECT_ERRNO(getxattr(P(w->mnt, "probe"), "security.capability", v,
 			      sizeof(v)), ENODATA);
-	ASSERT_EQ(run_probe(P(w.mnt, "probe"), 0, 0, &p), 0);
+	ASSERT_EQ(run_probe(P(w->mnt, "probe"), 0, 0, &p), 0);
 	EXPECT_EQ(p.err, 0);
 }
 
 /* ---- ACLs: setgid survives a set that fails ---------------------------- */
 
-TEST(failed_acl_set_keeps_setgid)
+TEST_F(world, failed_acl_set_keeps_setgid)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	size_t n = 400, size = sizeof(uint32_t) + (n + 4) * 8;
 	unsigned char *x = calloc(1, size), *e;
 	size_t i;
 	ssize_t r;
 
-	SETUP(&w);
 	/* 1 KiB blocks: a 400-entry ACL does not fit in ext4's xattrs. */
-	EXT4_LOWER(&w, "-b 1024 -O ^has_journal", NULL, "acl");
-	ASSERT_EQ(make_file(P(w.lower, "f"), 02775, 0, 5), 0);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	EXT4_LOWER(w, "-b 1024 -O ^has_journal", NULL, "acl");
+	ASSERT_EQ(make_file(P(w->lower, "f"), 02775, 0, 5), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	ASSERT_NE(x, NULL);
 	/* posix_acl_xattr_header + entries {tag, perm, id}, sorted. */
 	x[0] = 2;
@@ -688,80 +670,78 @@ TEST(failed_acl_set_keeps_setgid)
 	ASSERT_EQ(setgroups(0, NULL), 0);
 	/* The owner (100000), not in the group (100005), no CAP_FSETID. */
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	r = setxattr(P(w.mnt, "f"), "system.posix_acl_access", x,
+	r = setxattr(P(w->mnt, "f"), "system.posix_acl_access", x,
 		     e - x, 0);
 	printf("# setxattr of a %zu-entry ACL: %zd %s\n", n, r,
 	       r ? strerror(errno) : "");
 	become_fsids(0, 0);
-	ASSERT_EQ(stat(P(w.lower, "f"), &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "f"), &st), 0);
 	if (r == 0)
 		SKIP("the lower filesystem took the ACL");
 	EXPECT_EQ(st.st_mode & 07777, 02775u);
 	free(x);
-	ext4_lower_done(&w);
+	ext4_lower_done(w);
 }
 
 /* ---- O_TMPFILE | O_DIRECT ---------------------------------------------- */
 
-TEST(tmpfile_o_direct)
+TEST_F(world, tmpfile_o_direct)
 {
-	struct world w;
+	struct world *w = &self->w;
 	int fd, lfd;
 
-	SETUP(&w);
-	EXT4_LOWER(&w, "-O ^has_journal", NULL, NULL);
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	lfd = open(w.lower, O_TMPFILE | O_RDWR | O_DIRECT, 0600);
+	EXT4_LOWER(w, "-O ^has_journal", NULL, NULL);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	lfd = open(w->lower, O_TMPFILE | O_RDWR | O_DIRECT, 0600);
 	if (lfd < 0)
 		SKIP("lower fs: O_TMPFILE|O_DIRECT: %s", strerror(errno));
 	close(lfd);
 	/* Created by shifted root, image root underneath. */
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	fd = open(w.mnt, O_TMPFILE | O_RDWR | O_DIRECT, 0600);
+	fd = open(w->mnt, O_TMPFILE | O_RDWR | O_DIRECT, 0600);
 	become_fsids(0, 0);
 	EXPECT_GE(fd, 0);
 	if (fd < 0)
 		printf("# O_TMPFILE|O_DIRECT through the mount: %s\n",
 		       strerror(errno));
 	close(fd);
-	ext4_lower_done(&w);
+	ext4_lower_done(w);
 }
 
 /* ---- a casefolded lower ------------------------------------------------- */
 
-TEST(casefolded_lower_revalidates)
+TEST_F(world, casefolded_lower_revalidates)
 {
-	struct world w;
+	struct world *w = &self->w;
 	struct stat st;
 	char dir[128];
 	int fd, flags = FS_CASEFOLD_FL;
 
-	SETUP(&w);
-	EXT4_LOWER(&w, "-O casefold,^has_journal", NULL, NULL);
-	ASSERT_EQ(mkdir(P(w.lower, "cf"), 0755), 0);
-	fd = open(P(w.lower, "cf"), O_RDONLY | O_DIRECTORY);
+	EXT4_LOWER(w, "-O casefold,^has_journal", NULL, NULL);
+	ASSERT_EQ(mkdir(P(w->lower, "cf"), 0755), 0);
+	fd = open(P(w->lower, "cf"), O_RDONLY | O_DIRECTORY);
 	ASSERT_GE(fd, 0);
 	if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
 		SKIP("no casefolding in this kernel: %s", strerror(errno));
 	close(fd);
-	ASSERT_EQ(mkdir(P(w.lower, "cf/Dir"), 0755), 0);
+	ASSERT_EQ(mkdir(P(w->lower, "cf/Dir"), 0755), 0);
 	/*
 	 * Looked up underneath as "dIR": that is the name the lower dentry
 	 * keeps, whatever spelling finds it next.
 	 */
-	if (stat(P(w.lower, "cf/dIR"), &st))
+	if (stat(P(w->lower, "cf/dIR"), &st))
 		SKIP("the lower does not fold case: %s", strerror(errno));
-	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
 	/* Reached by another spelling, a mount point on it must stay. */
-	snprintf(dir, sizeof(dir), "%s/cf/dir", w.mnt);
+	snprintf(dir, sizeof(dir), "%s/cf/dir", w->mnt);
 	ASSERT_EQ(mount("tmpfs", dir, "tmpfs", 0, NULL), 0);
 	ASSERT_EQ(make_file(P(dir, "on-tmpfs"), 0644, 0, 0), 0);
-	snprintf(dir, sizeof(dir), "%s/cf/dir/on-tmpfs", w.mnt);
+	snprintf(dir, sizeof(dir), "%s/cf/dir/on-tmpfs", w->mnt);
 	EXPECT_EQ(stat(dir, &st), 0);
 	EXPECT_EQ(stat(dir, &st), 0);
-	snprintf(dir, sizeof(dir), "%s/cf/dir", w.mnt);
+	snprintf(dir, sizeof(dir), "%s/cf/dir", w->mnt);
 	umount2(dir, MNT_DETACH);
-	ext4_lower_done(&w);
+	ext4_lower_done(w);
 }
 
 /* ---- marks: adjacent extents with the same offset ------------------------ */
@@ -777,20 +757,19 @@ static int mount_over_two_extents(void *arg)
 	return 0;
 }
 
-TEST(mark_adjacent_extents_allow_a_spanning_map)
+TEST_F(world, mark_adjacent_extents_allow_a_spanning_map)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char log[1024];
 	const char *opts[] = { "mark", "uidmap=0:100000:1000",
 			       "uidmap=1000:101000:64536",
 			       "gidmap=0:100000:1000",
 			       "gidmap=1000:101000:64536", NULL };
 
-	SETUP(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 2000, 2000), 0);
-	ASSERT_EQ(shiftfs_fsmount(w.lower, w.lower, opts, log, sizeof(log)),
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 2000, 2000), 0);
+	ASSERT_EQ(shiftfs_fsmount(w->lower, w->lower, opts, log, sizeof(log)),
 		  0);
-	EXPECT_EQ(in_userns_default(mount_over_two_extents, &w), 0);
+	EXPECT_EQ(in_userns_default(mount_over_two_extents, w), 0);
 }
 
 TEST_HARNESS_MAIN

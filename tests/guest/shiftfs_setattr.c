@@ -10,20 +10,6 @@
 
 #include <sys/time.h>
 
-/* Each test starts from a fresh world: its own tmpfs, nothing mounted. */
-FIXTURE(world) {
-	struct world w;
-};
-
-FIXTURE_SETUP(world)
-{
-	ASSERT_EQ(world_setup(&self->w), 0);
-}
-
-FIXTURE_TEARDOWN(world)
-{
-}
-
 static mode_t mode_of(const char *path)
 {
 	struct stat st;

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the shiftfs guest test programs: a private world per
- * test (mount namespace + tmpfs), shiftfs mounts through both mount APIs,
- * and callers in a user namespace mapped like an unprivileged container.
+ * test (mount namespace + tmpfs) and the fixture that sets it up,
+ * shiftfs mounts through both mount APIs, and callers in a user
+ * namespace mapped like an unprivileged container.
  */
 #ifndef SHIFTFS_TESTS_UTIL_H
 #define SHIFTFS_TESTS_UTIL_H
+
+#include "harness.h"
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,6 +61,27 @@ static inline int world_setup(struct world *w)
 	if (mkdir(w->lower, 0755) || mkdir(w->mnt, 0755))
 		return -1;
 	return 0;
+}
+
+/*
+ * The fixture most tests start from: a fresh world, nothing mounted.
+ *
+ *	TEST_F(world, name)
+ *	{
+ *		struct world *w = &self->w;
+ *		...
+ */
+FIXTURE(world) {
+	struct world w;
+};
+
+FIXTURE_SETUP(world)
+{
+	ASSERT_EQ(world_setup(&self->w), 0);
+}
+
+FIXTURE_TEARDOWN(world)
+{
 }
 
 /* "<dir>/<name>" in a static rotating buffer, for short test code. */
@@ -182,6 +206,22 @@ static inline int write_file(const char *path, const char *s)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Up to @len - 1 bytes of @path into @buf, NUL-terminated: how many, or -1. */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
 }
 
 /* 0 if stat(@path) has this owner, else -1 (and errno from stat). */

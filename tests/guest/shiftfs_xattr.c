@@ -12,51 +12,45 @@
 #include <stdint.h>
 #include <sys/xattr.h>
 
-#define SETUP_MOUNTED(w)						\
-	do {								\
-		ASSERT_EQ(world_setup(w), 0);				\
-		ASSERT_EQ(shiftfs_mount_default(w), 0);			\
-	} while (0)
-
-TEST(plain_xattrs_pass_through)
+TEST_F(world, plain_xattrs_pass_through)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[256];
 	ssize_t n;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	if (setxattr(P(w.lower, "f"), "user.probe", "1", 1, 0) &&
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	if (setxattr(P(w->lower, "f"), "user.probe", "1", 1, 0) &&
 	    errno == EOPNOTSUPP) {
 		/* tmpfs before 6.6: trusted.* only, which is enough here. */
-		ASSERT_EQ(setxattr(P(w.mnt, "f"), "trusted.a", "va", 2, 0), 0);
-		ASSERT_EQ(getxattr(P(w.lower, "f"), "trusted.a", buf,
+		ASSERT_EQ(setxattr(P(w->mnt, "f"), "trusted.a", "va", 2, 0), 0);
+		ASSERT_EQ(getxattr(P(w->lower, "f"), "trusted.a", buf,
 				   sizeof(buf)), 2);
 		SKIP("lower fs has no user.* xattrs");
 	}
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	ASSERT_EQ(setxattr(P(w.mnt, "f"), "user.a", "value", 5, 0), 0);
+	ASSERT_EQ(setxattr(P(w->mnt, "f"), "user.a", "value", 5, 0), 0);
 	become_fsids(0, 0);
-	ASSERT_EQ(getxattr(P(w.lower, "f"), "user.a", buf, sizeof(buf)), 5);
+	ASSERT_EQ(getxattr(P(w->lower, "f"), "user.a", buf, sizeof(buf)), 5);
 	EXPECT_EQ(memcmp(buf, "value", 5), 0);
-	ASSERT_EQ(setxattr(P(w.lower, "f"), "user.b", "below", 5, 0), 0);
-	ASSERT_EQ(getxattr(P(w.mnt, "f"), "user.b", buf, sizeof(buf)), 5);
+	ASSERT_EQ(setxattr(P(w->lower, "f"), "user.b", "below", 5, 0), 0);
+	ASSERT_EQ(getxattr(P(w->mnt, "f"), "user.b", buf, sizeof(buf)), 5);
 	EXPECT_EQ(memcmp(buf, "below", 5), 0);
-	EXPECT_EQ(getxattr(P(w.mnt, "f"), "user.b", NULL, 0), 5);
-	EXPECT_ERRNO(getxattr(P(w.mnt, "f"), "user.b", buf, 2), ERANGE);
-	n = listxattr(P(w.mnt, "f"), buf, sizeof(buf));
+	EXPECT_EQ(getxattr(P(w->mnt, "f"), "user.b", NULL, 0), 5);
+	EXPECT_ERRNO(getxattr(P(w->mnt, "f"), "user.b", buf, 2), ERANGE);
+	n = listxattr(P(w->mnt, "f"), buf, sizeof(buf));
 	ASSERT_GT(n, 0);
 	EXPECT_TRUE(memmem(buf, n, "user.a", 7) != NULL);
 	EXPECT_TRUE(memmem(buf, n, "user.b", 7) != NULL);
-	EXPECT_ERRNO(setxattr(P(w.mnt, "f"), "user.a", "x", 1, XATTR_CREATE),
+	EXPECT_ERRNO(setxattr(P(w->mnt, "f"), "user.a", "x", 1, XATTR_CREATE),
 		     EEXIST);
 	/* Someone else's file: no writing its user.* xattrs. */
 	become_fsids(ID_SHIFT + 1, ID_SHIFT + 1);
-	EXPECT_ERRNO(setxattr(P(w.mnt, "f"), "user.c", "x", 1, 0), EACCES);
+	EXPECT_ERRNO(setxattr(P(w->mnt, "f"), "user.c", "x", 1, 0), EACCES);
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	ASSERT_EQ(removexattr(P(w.mnt, "f"), "user.a"), 0);
+	ASSERT_EQ(removexattr(P(w->mnt, "f"), "user.a"), 0);
 	become_fsids(0, 0);
-	EXPECT_ERRNO(getxattr(P(w.lower, "f"), "user.a", buf, sizeof(buf)),
+	EXPECT_ERRNO(getxattr(P(w->lower, "f"), "user.a", buf, sizeof(buf)),
 		     ENODATA);
 }
 
@@ -80,19 +74,19 @@ static int container_trusted(void *arg)
 	return 0;
 }
 
-TEST(trusted_xattrs_for_init_root_only)
+TEST_F(world, trusted_xattrs_for_init_root_only)
 {
-	struct world w;
+	struct world *w = &self->w;
 	char buf[256];
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0644, 0, 0), 0);
-	ASSERT_EQ(setxattr(P(w.mnt, "f"), "trusted.a", "t", 1, 0), 0);
-	ASSERT_EQ(getxattr(P(w.lower, "f"), "trusted.a", buf, sizeof(buf)), 1);
-	EXPECT_GT(listxattr(P(w.mnt, "f"), buf, sizeof(buf)), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0644, 0, 0), 0);
+	ASSERT_EQ(setxattr(P(w->mnt, "f"), "trusted.a", "t", 1, 0), 0);
+	ASSERT_EQ(getxattr(P(w->lower, "f"), "trusted.a", buf, sizeof(buf)), 1);
+	EXPECT_GT(listxattr(P(w->mnt, "f"), buf, sizeof(buf)), 0);
 	EXPECT_TRUE(memmem(buf, sizeof(buf), "trusted.a", 10) != NULL);
-	ASSERT_EQ(in_container(container_trusted, &w), 0);
-	EXPECT_ERRNO(getxattr(P(w.lower, "f"), "trusted.b", buf, sizeof(buf)),
+	ASSERT_EQ(in_container(container_trusted, w), 0);
+	EXPECT_ERRNO(getxattr(P(w->lower, "f"), "trusted.b", buf, sizeof(buf)),
 		     ENODATA);
 }
 
@@ -161,90 +155,90 @@ static int acl_get(const char *path, uint32_t *user, uint32_t *group)
 	return 0;
 }
 
-TEST(posix_acl_ids_shifted)
+TEST_F(world, posix_acl_ids_shifted)
 {
-	struct world w;
+	struct world *w = &self->w;
 	uint32_t u, g;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0600, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "g"), 0600, 0, 0), 0);
-	if (acl_probe(P(w.lower, "f")))
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0600, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "g"), 0600, 0, 0), 0);
+	if (acl_probe(P(w->lower, "f")))
 		SKIP("lower fs has no POSIX ACLs: %s", strerror(errno));
 
 	/* Set underneath, read through the mount. */
-	ASSERT_EQ(acl_set(P(w.lower, "f"), 1000, 2000), 0);
-	ASSERT_EQ(acl_get(P(w.mnt, "f"), &u, &g), 0);
+	ASSERT_EQ(acl_set(P(w->lower, "f"), 1000, 2000), 0);
+	ASSERT_EQ(acl_get(P(w->mnt, "f"), &u, &g), 0);
 	EXPECT_EQ(u, ID_SHIFT + 1000);
 	EXPECT_EQ(g, ID_SHIFT + 2000);
 
 	/* Set through the mount, read underneath. */
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	ASSERT_EQ(acl_set(P(w.mnt, "g"), ID_SHIFT + 33, ID_SHIFT + 44), 0);
+	ASSERT_EQ(acl_set(P(w->mnt, "g"), ID_SHIFT + 33, ID_SHIFT + 44), 0);
 	become_fsids(0, 0);
-	ASSERT_EQ(acl_get(P(w.lower, "g"), &u, &g), 0);
+	ASSERT_EQ(acl_get(P(w->lower, "g"), &u, &g), 0);
 	EXPECT_EQ(u, 33u);
 	EXPECT_EQ(g, 44u);
-	ASSERT_EQ(acl_get(P(w.mnt, "g"), &u, &g), 0);
+	ASSERT_EQ(acl_get(P(w->mnt, "g"), &u, &g), 0);
 	EXPECT_EQ(u, ID_SHIFT + 33);
 
 	/* An entry the map can't take back. */
-	EXPECT_ERRNO(acl_set(P(w.mnt, "g"), 200000, ID_SHIFT), EOVERFLOW);
-	ASSERT_EQ(acl_get(P(w.lower, "g"), &u, &g), 0);
+	EXPECT_ERRNO(acl_set(P(w->mnt, "g"), 200000, ID_SHIFT), EOVERFLOW);
+	ASSERT_EQ(acl_get(P(w->lower, "g"), &u, &g), 0);
 	EXPECT_EQ(u, 33u);
 
 	/* Removal. */
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	ASSERT_EQ(removexattr(P(w.mnt, "g"), "system.posix_acl_access"), 0);
+	ASSERT_EQ(removexattr(P(w->mnt, "g"), "system.posix_acl_access"), 0);
 	become_fsids(0, 0);
-	EXPECT_ERRNO(getxattr(P(w.lower, "g"), "system.posix_acl_access",
+	EXPECT_ERRNO(getxattr(P(w->lower, "g"), "system.posix_acl_access",
 			      NULL, 0), ENODATA);
 }
 
-TEST(posix_acl_grants_access)
+TEST_F(world, posix_acl_grants_access)
 {
-	struct world w;
+	struct world *w = &self->w;
 	int fd;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "f"), 0600, 0, 0), 0);
-	if (acl_probe(P(w.lower, "f")))
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "f"), 0600, 0, 0), 0);
+	if (acl_probe(P(w->lower, "f")))
 		SKIP("lower fs has no POSIX ACLs");
 	/* user:1000:rw- underneath: image uid 1000 = shifted 101000. */
-	ASSERT_EQ(acl_set(P(w.lower, "f"), 1000, 3000), 0);
+	ASSERT_EQ(acl_set(P(w->lower, "f"), 1000, 3000), 0);
 	ASSERT_EQ(setgroups(0, NULL), 0);
 	become_fsids(ID_SHIFT + 1000, ID_SHIFT + 1000);
-	fd = open(P(w.mnt, "f"), O_RDWR);
+	fd = open(P(w->mnt, "f"), O_RDWR);
 	EXPECT_GE(fd, 0);
 	if (fd >= 0)
 		close(fd);
 	/* Twice: the second time from a warm dcache (RCU path walk). */
-	fd = open(P(w.mnt, "f"), O_RDWR);
+	fd = open(P(w->mnt, "f"), O_RDWR);
 	EXPECT_GE(fd, 0);
 	if (fd >= 0)
 		close(fd);
 	/* Host uid 1000 is not image uid 1000. */
 	become_fsids(1000, 1000);
-	EXPECT_ERRNO(open(P(w.mnt, "f"), O_RDONLY), EACCES);
+	EXPECT_ERRNO(open(P(w->mnt, "f"), O_RDONLY), EACCES);
 	/* Group entry: shifted 103000 may read. */
 	become_fsids(ID_SHIFT + 5, ID_SHIFT + 3000);
-	fd = open(P(w.mnt, "f"), O_RDONLY);
+	fd = open(P(w->mnt, "f"), O_RDONLY);
 	EXPECT_GE(fd, 0);
 	if (fd >= 0)
 		close(fd);
-	EXPECT_ERRNO(open(P(w.mnt, "f"), O_WRONLY), EACCES);
+	EXPECT_ERRNO(open(P(w->mnt, "f"), O_WRONLY), EACCES);
 }
 
-TEST(default_acl_inherited_by_new_files)
+TEST_F(world, default_acl_inherited_by_new_files)
 {
-	struct world w;
+	struct world *w = &self->w;
 	uint32_t u, g;
 	int fd;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_dir(P(w.lower, "d"), 0755, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "probe"), 0644, 0, 0), 0);
-	if (acl_probe(P(w.lower, "probe")))
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_dir(P(w->lower, "d"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "probe"), 0644, 0, 0), 0);
+	if (acl_probe(P(w->lower, "probe")))
 		SKIP("lower fs has no POSIX ACLs");
 	{
 		struct acl_value v;
@@ -254,17 +248,17 @@ TEST(default_acl_inherited_by_new_files)
 		acl_make(&v, 1000, 1000);
 		memcpy(buf, &v, sizeof(v));
 		memcpy(buf + sizeof(v), &other, sizeof(other));
-		ASSERT_EQ(setxattr(P(w.lower, "d"), "system.posix_acl_default",
+		ASSERT_EQ(setxattr(P(w->lower, "d"), "system.posix_acl_default",
 				   buf, sizeof(buf), 0), 0);
 	}
 	become_fsids(ID_SHIFT, ID_SHIFT);
-	fd = open(P(w.mnt, "d/new"), O_CREAT | O_WRONLY, 0666);
+	fd = open(P(w->mnt, "d/new"), O_CREAT | O_WRONLY, 0666);
 	ASSERT_GE(fd, 0);
 	close(fd);
 	become_fsids(0, 0);
-	ASSERT_EQ(acl_get(P(w.lower, "d/new"), &u, &g), 0);
+	ASSERT_EQ(acl_get(P(w->lower, "d/new"), &u, &g), 0);
 	EXPECT_EQ(u, 1000u);
-	ASSERT_EQ(acl_get(P(w.mnt, "d/new"), &u, &g), 0);
+	ASSERT_EQ(acl_get(P(w->mnt, "d/new"), &u, &g), 0);
 	EXPECT_EQ(u, ID_SHIFT + 1000);
 }
 
@@ -324,37 +318,37 @@ static int container_caps(void *arg)
 	return 0;
 }
 
-TEST(file_capabilities_rootid_shifted)
+TEST_F(world, file_capabilities_rootid_shifted)
 {
-	struct world w;
+	struct world *w = &self->w;
 	uint32_t rootid = 0;
 
-	SETUP_MOUNTED(&w);
-	ASSERT_EQ(make_file(P(w.lower, "v2"), 0755, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "v3"), 0755, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "fromct"), 0755, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "fromhost"), 0755, 0, 0), 0);
-	ASSERT_EQ(make_file(P(w.lower, "unmapped"), 0755, 0, 0), 0);
-	ASSERT_EQ(caps_set(P(w.lower, "v2"), 0, 0), 0);
-	ASSERT_EQ(caps_set(P(w.lower, "v3"), 1, 1000), 0);
-	ASSERT_EQ(caps_set(P(w.lower, "unmapped"), 1, 70000), 0);
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+	ASSERT_EQ(make_file(P(w->lower, "v2"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "v3"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "fromct"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "fromhost"), 0755, 0, 0), 0);
+	ASSERT_EQ(make_file(P(w->lower, "unmapped"), 0755, 0, 0), 0);
+	ASSERT_EQ(caps_set(P(w->lower, "v2"), 0, 0), 0);
+	ASSERT_EQ(caps_set(P(w->lower, "v3"), 1, 1000), 0);
+	ASSERT_EQ(caps_set(P(w->lower, "unmapped"), 1, 70000), 0);
 
 	/* From the host: image root is 100000, so v2 reads as v3. */
-	ASSERT_EQ(caps_get(P(w.mnt, "v2"), &rootid), 3);
+	ASSERT_EQ(caps_get(P(w->mnt, "v2"), &rootid), 3);
 	EXPECT_EQ(rootid, ID_SHIFT);
-	ASSERT_EQ(caps_get(P(w.mnt, "v3"), &rootid), 3);
+	ASSERT_EQ(caps_get(P(w->mnt, "v3"), &rootid), 3);
 	EXPECT_EQ(rootid, ID_SHIFT + 1000);
-	EXPECT_EQ(caps_get(P(w.mnt, "unmapped"), &rootid), -1);
+	EXPECT_EQ(caps_get(P(w->mnt, "unmapped"), &rootid), -1);
 
-	ASSERT_EQ(in_container(container_caps, &w), 0);
-	EXPECT_EQ(caps_get(P(w.lower, "fromct"), &rootid), 2);
+	ASSERT_EQ(in_container(container_caps, w), 0);
+	EXPECT_EQ(caps_get(P(w->lower, "fromct"), &rootid), 2);
 
 	/* Host root writing rootid 100005: image rootid 5. */
-	ASSERT_EQ(caps_set(P(w.mnt, "fromhost"), 1, ID_SHIFT + 5), 0);
-	ASSERT_EQ(caps_get(P(w.lower, "fromhost"), &rootid), 3);
+	ASSERT_EQ(caps_set(P(w->mnt, "fromhost"), 1, ID_SHIFT + 5), 0);
+	ASSERT_EQ(caps_get(P(w->lower, "fromhost"), &rootid), 3);
 	EXPECT_EQ(rootid, 5u);
 	/* v2 from host root means host root, which the map can't express. */
-	EXPECT_ERRNO(caps_set(P(w.mnt, "fromhost"), 0, 0), EOVERFLOW);
+	EXPECT_ERRNO(caps_set(P(w->mnt, "fromhost"), 0, 0), EOVERFLOW);
 }
 
 TEST_HARNESS_MAIN
