@@ -14,18 +14,19 @@
 #define NR_WRITES	60000
 #define LEAK_LIMIT_KB	4096
 
-FIXTURE(world) {
+/* A world with a directory everyone may create in, mounted shifted. */
+FIXTURE(shared_dir) {
 	struct world w;
 };
 
-FIXTURE_SETUP(world)
+FIXTURE_SETUP(shared_dir)
 {
 	ASSERT_EQ(world_setup(&self->w), 0);
 	ASSERT_EQ(make_dir(P(self->w.lower, "d"), 0777, 0, 0), 0);
 	ASSERT_EQ(shiftfs_mount_default(&self->w), 0);
 }
 
-FIXTURE_TEARDOWN(world)
+FIXTURE_TEARDOWN(shared_dir)
 {
 }
 
@@ -60,7 +61,7 @@ static long unreclaimable_slab_kb(void)
 	return kb;
 }
 
-TEST_F(world, owners_right_past_the_cred_table)
+TEST_F(shared_dir, owners_right_past_the_cred_table)
 {
 	struct world *w = &self->w;
 	unsigned int i, wrong = 0;
@@ -84,7 +85,7 @@ TEST_F(world, owners_right_past_the_cred_table)
  * free a cred of its own.  Then writes as an id in the table, which must
  * not allocate at all.
  */
-TEST_F(world, call_creds_are_freed)
+TEST_F(shared_dir, call_creds_are_freed)
 {
 	struct world *w = &self->w;
 	long before, after;
