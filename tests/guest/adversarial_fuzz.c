@@ -7,6 +7,9 @@
  * options through fsconfig() and mount(2), and the shiftfs inode cache
  * returning to where it was after unmount.  The guest runner fails the run
  * on any kernel warning these provoke.
+ *
+ * Some 600 lines in one file: the fuzzers share the image and the option
+ * generators; splitting them would copy both.
  */
 #define HARNESS_TIMEOUT 120
 #include "harness.h"

@@ -7,6 +7,10 @@
  * not map, device nodes, trusted.* and security.* xattrs, setuid bits.
  * Each asserts that the attack fails and, where it matters, that the file
  * underneath is unchanged.
+ *
+ * Some 600 lines in one file: every attack starts from the same marked
+ * image and container (make_image(), the fixture), and they read best
+ * side by side.
  */
 #include "harness.h"
 #include "mark_util.h"

@@ -9,6 +9,10 @@
  *
  * POSIX locks of one process never conflict with each other, so every
  * "try" runs in a forked child.
+ *
+ * Some 650 lines in one file: three kinds of lock times the same holders
+ * (lower file, second mount, mark mount) share one fixture and one set of
+ * try/hold helpers.
  */
 #include "harness.h"
 #include "mark_util.h"

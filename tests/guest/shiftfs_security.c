@@ -7,6 +7,10 @@
  * the mounter's resource powers, setuid/device files through host-root
  * mounts, a failed operation that still changed the file, file
  * capabilities the mount cannot translate, and a casefolded lower.
+ *
+ * Some 800 lines in one file, on purpose: it is the catalogue of those
+ * attacks, one place to read what shiftfs must refuse, sharing the loop
+ * image and setuid helpers.
  */
 #include "harness.h"
 #include "mark_util.h"
