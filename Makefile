@@ -177,7 +177,7 @@ bench: setup
 	@$(MAKE) --no-print-directory initramfs
 	@$(TOP)/tests/bench/run-bench.sh $(KVER) $(BUILD)
 
-include images/cloud/cloud.mk
+include tests/e2e/e2e.mk
 
 # ---- installation ---------------------------------------------------------
 

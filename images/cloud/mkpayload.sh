@@ -9,7 +9,8 @@
 #
 # Contents: shiftfs.ko (BUILD_DIR/KVER/shiftfs.ko), shiftctl
 # (BUILD_DIR/shiftctl/shiftctl), lxc-hook/* as committed, the guest
-# scripts (tests/e2e/guest/), the foreign busybox (fetch-foreign.sh).
+# scripts (tests/e2e/guest/) and beside them the TAP library they source
+# (tests/lib/tap.sh), the foreign busybox (fetch-foreign.sh).
 # What is missing is left out; the guest says so and the scenarios that
 # need it fail with the reason.
 set -eu
@@ -27,7 +28,7 @@ mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"
 for f in "$top"/lxc-hook/*; do
 	[ -f "$f" ] && cp "$f" "$stage/lxc-hook/"
 done
-cp "$top"/tests/e2e/guest/* "$stage/e2e/"
+cp "$top"/tests/e2e/guest/* "$top"/tests/lib/tap.sh "$stage/e2e/"
 # The Debian packages (make deb), for the packaging scenario.
 if ls "$build"/deb/*.deb >/dev/null 2>&1; then
 	mkdir -p "$stage/deb"

@@ -16,32 +16,37 @@ trap 'rm -rf "$dir"' EXIT
 
 cat > "$dir/user-data" <<'EOF2'
 #cloud-config
-# bootcmd (cloud-init's init stage): install the project's files from the
-# payload disk in the background (depmod takes a while under TCG) while
-# cloud-init goes on.  runcmd (final stage, the system is up): run the
-# scenarios; main.sh waits for the install to finish.
+# bootcmd (cloud-init's init stage): mount the payload disk and install
+# the project's files from it in the background (depmod takes a while
+# under TCG) while cloud-init goes on.  runcmd (final stage, the system is
+# up): the same mount (&mount_payload), should the early one have failed,
+# then the scenarios; main.sh waits for the install to finish.
 bootcmd:
-  - - sh
+  - &mount_payload
+    - sh
     - -c
     - |
       p=/run/shiftfs-payload
       mkdir -p $p
       dev=/dev/disk/by-label/shiftfs-payload
       [ -e $dev ] || dev=/dev/vdb
-      mountpoint -q $p || mount -o ro $dev $p || exit 0
+      mountpoint -q $p || mount -o ro $dev $p
+  - - sh
+    - -c
+    - |
+      p=/run/shiftfs-payload
+      mountpoint -q $p || exit 0
       systemd-run --no-block --unit=shiftfs-e2e-install $p/e2e/install.sh
 runcmd:
+  - *mount_payload
   - - sh
     - -c
     - |
       p=/run/shiftfs-payload
-      mkdir -p $p
-      dev=/dev/disk/by-label/shiftfs-payload
-      [ -e $dev ] || dev=/dev/vdb
-      if { mountpoint -q $p || mount -o ro $dev $p; } && [ -x $p/e2e/main.sh ]; then
+      if mountpoint -q $p && [ -x $p/e2e/main.sh ]; then
         exec $p/e2e/main.sh
       fi
-      echo "SHIFTFS-E2E-ERROR: cannot mount the payload disk ($dev)" > /dev/ttyS1
+      echo "SHIFTFS-E2E-ERROR: cannot mount the payload disk (LABEL=shiftfs-payload, else /dev/vdb)" > /dev/ttyS1
       poweroff -f
 EOF2
 cat > "$dir/meta-data" <<EOF2

@@ -143,14 +143,15 @@ ppid_=$!
 
 first=
 if [ $demo -eq 1 ]; then
-	# The narration: the scenarios' "# " lines, without TAP bookkeeping.
+	# The narration: the scenarios' "# " lines, without TAP bookkeeping
+	# (tests/lib/tap.sh's "ok N NAME" lines as [ok], [FAILED], [skipped]).
 	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r' |
 		sed -u -n -e '/^# program: /{s/^# program: /\n>>> /;p;d}' \
 			-e '/^# exit: \|^# time: \|^1\.\./d' \
 			-e 's/^# \{0,1\}//p' \
-			-e 's/^not ok [0-9]* - /   [FAILED] /p' \
-			-e 's/^ok [0-9]* - \(.*\) # SKIP \(.*\)/   [skipped] \1 (\2)/p' \
-			-e 's/^ok [0-9]* - /   [ok] /p'
+			-e 's/^not ok [0-9]* /   [FAILED] /p' \
+			-e 's/^ok [0-9]* \(.*\) # SKIP \(.*\)/   [skipped] \1 (\2)/p' \
+			-e 's/^ok [0-9]* /   [ok] /p'
 else
 	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
 fi

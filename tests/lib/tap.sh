@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # TAP for the shell tests, sourced (POSIX sh: busybox ash in the guest,
 # dash or bash on the host).  The fast guest installs it as
-# /tests/lib/tap.sh (images/mkinitramfs.sh); host tests find it at
+# /tests/lib/tap.sh (images/mkinitramfs.sh), the e2e guest beside its
+# scenarios (images/cloud/mkpayload.sh); host tests find it at
 # tests/lib/tap.sh.
 #
 #   tap_start                 "TAP version 13", counters to zero
@@ -12,11 +13,15 @@
 #   tap_skip_all REASON       "1..0 # SKIP REASON", and exit 0: nothing here
 #                             can run
 #   tap_check NAME TEST       eval TEST: ok or not ok; returns 1 on not ok
+#   tap_run NAME CMD [ARG]... run CMD: ok if it exits 0, else not ok with
+#                             its output as diagnostics; returns 1 on not ok
+#   tap_eq NAME GOT WANT      ok if GOT is WANT, else not ok with both as
+#                             diagnostics; returns 1 on not ok
 #   tap_result RC NAME LOG    a test run as a program (a subshell): exit 0
 #                             is ok, 77 a skip whose reason is LOG's last
 #                             line, anything else not ok; LOG follows as
 #                             diagnostics except for a skip
-#   tap_diag TEXT...          "# TEXT"
+#   tap_diag TEXT...          "# TEXT", each line of TEXT so
 #   tap_diag_file FILE        FILE, each line as "# line"
 #   tap_done                  the plan if not given yet, then
 #                             "N passed, N failed[, N skipped]" (the line
@@ -71,6 +76,28 @@ tap_check() {
 	fi
 }
 
+tap_run() {
+	_tap_name=$1
+	shift
+	if _tap_out=$("$@" 2>&1); then
+		tap_ok "$_tap_name"
+	else
+		tap_not_ok "$_tap_name"
+		[ -z "$_tap_out" ] || tap_diag "$_tap_out"
+		return 1
+	fi
+}
+
+tap_eq() {
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1"
+		tap_diag "got '$2', want '$3'"
+		return 1
+	fi
+}
+
 tap_result() {
 	case $1 in
 	0)
@@ -88,7 +115,7 @@ tap_result() {
 }
 
 tap_diag() {
-	echo "# $*"
+	printf '%s\n' "$*" | sed 's/^/# /'
 }
 
 tap_diag_file() {

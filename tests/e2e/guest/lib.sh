@@ -1,51 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the e2e scenario scripts (sourced).  TAP on stdout (the guest
-# driver sends it to the second serial port), narration as "# " lines so
-# that the demo and a failed run's log show what happened.
+# Shared by the e2e scenario scripts (sourced).  TAP on stdout through
+# tests/lib/tap.sh (the guest driver sends it to the second serial port),
+# narration as "# " lines so that the demo and a failed run's log show
+# what happened.
 
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 E2E=${E2E:-/usr/local/libexec/shiftfs-e2e}
 PAYLOAD=${PAYLOAD:-/run/shiftfs-payload}
 MAP=uidmap=0:100000:65536,gidmap=0:100000:65536
-_n=0
-_failed=0
 
-plan() { echo "1..$1"; }
-ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
-not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
-skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
-diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+# tests/lib/tap.sh: beside the scenarios in the guest (mkpayload.sh puts
+# it there), ../../lib/tap.sh in the source tree.
+_tap_sh=$(dirname "$0")/tap.sh
+[ -f "$_tap_sh" ] || _tap_sh=$(dirname "$0")/../../lib/tap.sh
+. "$_tap_sh"
+
 say() { echo "#"; echo "# === $*"; }
-done_testing() { exit $((_failed > 0)); }
 
 # show CMD: narrate a command and its output (the views the demo shows).
 show() {
 	echo "# \$ $*"
 	sh -c "$*" 2>&1 | sed 's/^/#   /'
-}
-
-# check NAME CMD...: one test, passed when CMD succeeds; its output is
-# shown as diagnostics when it fails.
-check() {
-	_name=$1
-	shift
-	if _out=$("$@" 2>&1); then
-		ok "$_name"
-	else
-		not_ok "$_name"
-		[ -n "$_out" ] && diag "$_out"
-	fi
-}
-
-# expect_eq NAME GOT WANT
-expect_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diag "got '$2', want '$3'"
-	fi
 }
 
 have_shiftfs() { grep -qw shiftfs /proc/filesystems; }
@@ -126,9 +102,9 @@ start_container() {
 	   timeout 60 lxc-wait -n "$1" -s RUNNING -t 50 >/dev/null 2>&1; then
 		return 0
 	fi
-	diag "lxc-start -n $1 failed:"
+	tap_diag "lxc-start -n $1 failed:"
 	sed 's/^/#   /' "/run/shiftfs-e2e/$1.start"
-	diag "its log (/var/log/lxc/$1.log) says:"
+	tap_diag "its log (/var/log/lxc/$1.log) says:"
 	grep -E 'ERROR|WARN' "/var/log/lxc/$1.log" 2>/dev/null | tail -n 15 |
 		sed 's/^/#   /'
 	return 1

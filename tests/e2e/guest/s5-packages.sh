@@ -9,7 +9,8 @@
 
 rel=$(uname -r)
 work=/srv/s5
-plan 8
+tap_start
+tap_plan 8
 
 say "Scenario 5: the .deb packages, DKMS and apt-get remove"
 
@@ -29,9 +30,9 @@ snapshot() {
 
 debs=$(ls "$PAYLOAD"/deb/shiftfs-dkms_*.deb "$PAYLOAD"/deb/shiftctl_*.deb 2>/dev/null)
 if [ "$(echo "$debs" | grep -c '\.deb$')" -ne 2 ]; then
-	not_ok "the payload carries the two packages (make deb)"
-	diag "found: $debs"
-	done_testing
+	tap_not_ok "the payload carries the two packages (make deb)"
+	tap_diag "found: $debs"
+	tap_done; exit $?
 fi
 
 say "Take the payload's copy of the project away: a system without shiftfs"
@@ -42,9 +43,9 @@ rm -f "/lib/modules/$rel/extra/shiftfs.ko" /usr/local/sbin/shiftctl \
 depmod -a "$rel"
 if ! modinfo shiftfs >/dev/null 2>&1 && ! command -v shiftctl >/dev/null &&
    ! grep -qw shiftfs /proc/filesystems; then
-	ok "no shiftfs module, shiftctl or loaded filesystem before the install"
+	tap_ok "no shiftfs module, shiftctl or loaded filesystem before the install"
 else
-	not_ok "no shiftfs module, shiftctl or loaded filesystem before the install"
+	tap_not_ok "no shiftfs module, shiftctl or loaded filesystem before the install"
 fi
 snapshot > /run/s5-before
 
@@ -52,45 +53,45 @@ say "apt-get install the two packages; DKMS builds the module for $rel"
 echo "# \$ apt-get install ./shiftfs-dkms_*.deb ./shiftctl_*.deb"
 t0=$(cut -d' ' -f1 /proc/uptime)
 if out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $debs 2>&1); then
-	ok "apt-get install shiftfs-dkms shiftctl"
+	tap_ok "apt-get install shiftfs-dkms shiftctl"
 else
-	not_ok "apt-get install shiftfs-dkms shiftctl"
+	tap_not_ok "apt-get install shiftfs-dkms shiftctl"
 fi
 echo "$out" | grep -iE 'dkms|shiftfs|Building|Installing|error' | sed 's/^/#   /' | tail -n 25
-diag "install took $(awk -v t="$t0" '{ printf "%.0f", $1 - t }' /proc/uptime)s"
+tap_diag "install took $(awk -v t="$t0" '{ printf "%.0f", $1 - t }' /proc/uptime)s"
 show "dkms status shiftfs"
-check "DKMS built and installed shiftfs for the running kernel" \
+tap_run "DKMS built and installed shiftfs for the running kernel" \
 	sh -c "dkms status shiftfs | grep -F '$rel' | grep -q installed"
 
 say "Load it and ask shiftctl what this kernel supports"
-check "modprobe shiftfs" modprobe shiftfs
+tap_run "modprobe shiftfs" modprobe shiftfs
 show "shiftctl check"
-check "shiftctl check is all green (exit 0)" shiftctl check
+tap_run "shiftctl check is all green (exit 0)" shiftctl check
 
 say "One shifted mount, with the packaged shiftctl"
 mkdir -p "$work/lower" "$work/mnt"
 echo hello > "$work/lower/file"
 chown 0:0 "$work/lower/file"
 show "shiftctl mount --uidmap 0:100000:65536 --gidmap 0:100000:65536 $work/lower $work/mnt"
-expect_eq "the packaged tools shift 0:0 to 100000:100000" \
+tap_eq "the packaged tools shift 0:0 to 100000:100000" \
 	"$(stat -c '%u:%g' "$work/mnt/file" 2>&1)" "100000:100000"
 shiftctl umount "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null
 rmmod shiftfs 2>/dev/null
 
 say "apt-get remove: DKMS takes its builds away, nothing of ours is left"
 if out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y -q shiftfs-dkms shiftctl 2>&1); then
-	ok "apt-get remove shiftfs-dkms shiftctl"
+	tap_ok "apt-get remove shiftfs-dkms shiftctl"
 else
-	not_ok "apt-get remove shiftfs-dkms shiftctl"
-	diag "$out"
+	tap_not_ok "apt-get remove shiftfs-dkms shiftctl"
+	tap_diag "$out"
 fi
 snapshot > /run/s5-after
 left=$(diff /run/s5-before /run/s5-after)
 if [ -z "$left" ]; then
-	ok "the file list after remove equals the one before install"
+	tap_ok "the file list after remove equals the one before install"
 else
-	not_ok "the file list after remove equals the one before install"
-	diag "$left"
+	tap_not_ok "the file list after remove equals the one before install"
+	tap_diag "$left"
 fi
 rm -rf "$work"
-done_testing
+tap_done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Scenario 6: an LXC lifecycle that never leaks (issue 13).  The shiftfs
+# Scenario 6: an LXC lifecycle that never leaks.  The shiftfs
 # hook marks the rootfs in pre-start; whatever happens to the start after
 # that, the host must be left with no mark, no shiftfs mount, no loop
 # device and no stray file or directory, and the next start must work:
@@ -29,7 +29,8 @@ for arg in $(cat /proc/cmdline); do
 	shiftfs.e2e.lxc_cycles=*) cycles=${arg#shiftfs.e2e.lxc_cycles=} ;;
 	esac
 done
-plan 32
+tap_start
+tap_plan 32
 T0=$(date +%s)
 step() { say "$* [$(( $(date +%s) - T0 ))s]"; }
 
@@ -92,10 +93,10 @@ no_leaks() {
 	monitor_gone $ct2
 	_l=$(leaks)
 	if [ -z "$_l" ]; then
-		ok "$1"
+		tap_ok "$1"
 		return 0
 	fi
-	not_ok "$1"
+	tap_not_ok "$1"
 	printf '%s\n' "$_l" | head -n 12 | sed 's/^/#   /'
 	# what the hook said (LXC logs it at DEBUG)
 	grep -h 'shiftfs hook' /var/log/lxc/$ct.log /var/log/lxc/$ct2.log 2>/dev/null |
@@ -107,7 +108,7 @@ no_leaks() {
 clean_host() {
 	for _i in 1 2 3; do
 		shiftctl unmark "$R" >/dev/null 2>&1 || break
-		diag "(unmarked $R by hand)"
+		tap_diag "(unmarked $R by hand)"
 	done
 }
 
@@ -119,7 +120,7 @@ monitor_gone() {
 		ps -eo args= | grep -q "^\[lxc monitor\] [^ ]* $1\$" || return 0
 		sleep 0.1
 	done
-	diag "the monitor of $1 still runs"
+	tap_diag "the monitor of $1 still runs"
 	return 1
 }
 
@@ -143,9 +144,9 @@ show_errors() { tail -n "${2:-6}" "$state/$1.start" | sed 's/^/#   /'; }
 restart_ok() {
 	ct_config $ct
 	if start_container $ct && stop_container $ct; then
-		ok "$1: the next start of $ct works"
+		tap_ok "$1: the next start of $ct works"
 	else
-		not_ok "$1: the next start of $ct works"
+		tap_not_ok "$1: the next start of $ct works"
 		stop_container $ct
 	fi
 	no_leaks "$1: after that start and stop, nothing is left on the host"
@@ -153,13 +154,13 @@ restart_ok() {
 }
 
 say "Scenario 6: an LXC lifecycle that never leaks"
-have_shiftfs || diag "shiftfs is not available: $(why_no_shiftfs)"
+have_shiftfs || tap_diag "shiftfs is not available: $(why_no_shiftfs)"
 ct_config $ct
 # A first start creates what LXC keeps across starts (its lock files).
 if start_container $ct && stop_container $ct; then
-	ok "$ct starts and stops on the shifted rootfs"
+	tap_ok "$ct starts and stops on the shifted rootfs"
 else
-	not_ok "$ct starts and stops on the shifted rootfs"
+	tap_not_ok "$ct starts and stops on the shifted rootfs"
 fi
 snapshot > "$state/before"
 no_leaks "after a plain start and stop, nothing is left on the host"
@@ -168,10 +169,10 @@ no_leaks "after a plain start and stop, nothing is left on the host"
 step "A later pre-mount hook fails"
 ct_config $ct "lxc.hook.pre-mount = $hooks/fail" "lxc.log.level = DEBUG"
 if try_start $ct; then
-	not_ok "the start fails (a later pre-mount hook exits 1)"
+	tap_not_ok "the start fails (a later pre-mount hook exits 1)"
 	stop_container $ct
 else
-	ok "the start fails (a later pre-mount hook exits 1)"
+	tap_ok "the start fails (a later pre-mount hook exits 1)"
 fi
 no_leaks "after the failed start, nothing is left on the host"
 restart_ok "failed hook"
@@ -179,10 +180,10 @@ restart_ok "failed hook"
 step "The container's init is missing"
 ct_config $ct "lxc.init.cmd = /sbin/no-such-init" "lxc.log.level = DEBUG"
 if try_start $ct; then
-	not_ok "the start fails (no /sbin/no-such-init in the rootfs)"
+	tap_not_ok "the start fails (no /sbin/no-such-init in the rootfs)"
 	stop_container $ct
 else
-	ok "the start fails (no /sbin/no-such-init in the rootfs)"
+	tap_ok "the start fails (no /sbin/no-such-init in the rootfs)"
 fi
 no_leaks "after the failed start, nothing is left on the host"
 restart_ok "missing init"
@@ -196,23 +197,23 @@ for i in $(seq 1 600); do [ -e "$flags/paused" ] && break; sleep 0.1; done
 # (the monitor, and its fork that runs the container's hooks)
 mon=$(ps -eo pid=,args= | awk -v n=$ct '$2 == "[lxc" && $3 == "monitor]" && $5 == n { printf "%s ", $1 }')
 if [ -e "$flags/paused" ]; then
-	diag "the start paused in pre-mount; monitor of $ct: pid ${mon:-none}"
+	tap_diag "the start paused in pre-mount; monitor of $ct: pid ${mon:-none}"
 else
-	diag "the start did not reach the pause hook; monitor of $ct: pid ${mon:-none}"
+	tap_diag "the start did not reach the pause hook; monitor of $ct: pid ${mon:-none}"
 	grep ERROR "/var/log/lxc/$ct.log" | tail -n 5 | sed 's/^/#   /'
 fi
 [ -n "$mon" ] && kill -9 $mon
 wait $spid
 timeout 30 lxc-wait -n $ct -s STOPPED -t 20 >/dev/null 2>&1
 touch "$flags/release"
-expect_eq "the monitor is gone and $ct is stopped" "$(lxc-info -n $ct -sH 2>&1)" "STOPPED"
+tap_eq "the monitor is gone and $ct is stopped" "$(lxc-info -n $ct -sH 2>&1)" "STOPPED"
 show "shiftctl list"
 # No LXC hook ran after pre-start: the next start must cope.
 ct_config $ct
 if start_container $ct && stop_container $ct; then
-	ok "killed monitor: the next start of $ct works"
+	tap_ok "killed monitor: the next start of $ct works"
 else
-	not_ok "killed monitor: the next start of $ct works"
+	tap_not_ok "killed monitor: the next start of $ct works"
 	stop_container $ct
 fi
 no_leaks "killed monitor: after that start and stop, nothing is left on the host"
@@ -230,14 +231,14 @@ for i in $(seq 1 $cycles); do
 	a=$(ms)
 	if ! timeout 60 lxc-start -n $ct -d > "$state/cycle.out" 2>&1; then
 		bad=$((bad + 1))
-		[ $bad -le 2 ] && { diag "cycle $i: start failed"; sed 's/^/#   /' "$state/cycle.out" | tail -n 6; }
+		[ $bad -le 2 ] && { tap_diag "cycle $i: start failed"; sed 's/^/#   /' "$state/cycle.out" | tail -n 6; }
 		[ $bad -ge 3 ] && break
 		continue
 	fi
 	b=$(ms)
 	if ! timeout 60 lxc-stop -n $ct -t 10 >/dev/null 2>&1; then
 		bad=$((bad + 1))
-		diag "cycle $i: lxc-stop failed"
+		tap_diag "cycle $i: lxc-stop failed"
 		stop_container $ct
 	fi
 	c=$(ms)
@@ -245,16 +246,16 @@ for i in $(seq 1 $cycles); do
 	ms_stop=$((ms_stop + c - b))
 done
 t1=$(date +%s)
-diag "per cycle: lxc-start -d $((ms_start / cycles))ms, lxc-stop $((ms_stop / cycles))ms"
-expect_eq "$cycles start/stop cycles in $((t1 - t0))s (lxc-start -d, lxc-stop), all of them work" "$bad failed" "0 failed"
+tap_diag "per cycle: lxc-start -d $((ms_start / cycles))ms, lxc-stop $((ms_stop / cycles))ms"
+tap_eq "$cycles start/stop cycles in $((t1 - t0))s (lxc-start -d, lxc-stop), all of them work" "$bad failed" "0 failed"
 no_leaks "after $cycles cycles, nothing is left on the host"
 clean_host
 
 step "lxc-stop -k"
 if start_container $ct && timeout 60 lxc-stop -n $ct -k >/dev/null 2>&1; then
-	ok "$ct starts and lxc-stop -k kills it"
+	tap_ok "$ct starts and lxc-stop -k kills it"
 else
-	not_ok "$ct starts and lxc-stop -k kills it"
+	tap_not_ok "$ct starts and lxc-stop -k kills it"
 	stop_container $ct
 fi
 no_leaks "after lxc-stop -k, nothing is left on the host"
@@ -264,13 +265,13 @@ step "kill -9 of the container's init"
 if start_container $ct; then
 	kill -9 "$(lxc-info -n $ct -pH)"
 	if timeout 30 lxc-wait -n $ct -s STOPPED -t 20 >/dev/null 2>&1; then
-		ok "$ct stops when its init is killed"
+		tap_ok "$ct stops when its init is killed"
 	else
-		not_ok "$ct stops when its init is killed"
+		tap_not_ok "$ct stops when its init is killed"
 		stop_container $ct
 	fi
 else
-	not_ok "$ct stops when its init is killed"
+	tap_not_ok "$ct stops when its init is killed"
 fi
 no_leaks "after kill -9 of init, nothing is left on the host"
 restart_ok "kill -9"
@@ -290,39 +291,39 @@ timeout 120 lxc-start -n $ct -d > "$state/$ct.start" 2>&1 &
 spid=$!
 for i in $(seq 1 600); do [ -e "$flags/paused" ] && break; sleep 0.1; done
 if try_start $ct2; then
-	not_ok "while $ct starts, $ct2 is refused"
+	tap_not_ok "while $ct starts, $ct2 is refused"
 	stop_container $ct2
 else
 	show_errors $ct2
 	if grep -q "in use by $ct\b" "$state/$ct2.start"; then
-		ok "while $ct starts, $ct2 is refused, the error naming $ct"
+		tap_ok "while $ct starts, $ct2 is refused, the error naming $ct"
 	else
-		not_ok "while $ct starts, $ct2 is refused, the error naming $ct"
+		tap_not_ok "while $ct starts, $ct2 is refused, the error naming $ct"
 	fi
 fi
 touch "$flags/release"
 wait $spid
 if timeout 60 lxc-wait -n $ct -s RUNNING -t 50 >/dev/null 2>&1 &&
    [ "$(in_ct $ct stat -c %u:%g /bin/busybox 2>&1)" = 0:0 ]; then
-	ok "$ct comes up on its shifted rootfs all the same"
+	tap_ok "$ct comes up on its shifted rootfs all the same"
 else
-	not_ok "$ct comes up on its shifted rootfs all the same"
+	tap_not_ok "$ct comes up on its shifted rootfs all the same"
 	show_errors $ct 10
 fi
 
 # While the first one runs (its mark dropped, its mount in its namespace).
 if try_start $ct2; then
-	not_ok "while $ct runs, $ct2 is refused"
+	tap_not_ok "while $ct runs, $ct2 is refused"
 	stop_container $ct2
 else
 	show_errors $ct2
 	if grep -q "in use by $ct\b" "$state/$ct2.start"; then
-		ok "while $ct runs, $ct2 is refused, the error naming $ct"
+		tap_ok "while $ct runs, $ct2 is refused, the error naming $ct"
 	else
-		not_ok "while $ct runs, $ct2 is refused, the error naming $ct"
+		tap_not_ok "while $ct runs, $ct2 is refused, the error naming $ct"
 	fi
 fi
-check "$ct keeps working: its root writes /root/s6 (0:0 inside)" \
+tap_run "$ct keeps working: its root writes /root/s6 (0:0 inside)" \
 	in_ct $ct sh -c 'echo x > /root/s6 && [ "$(stat -c %u:%g /root/s6)" = 0:0 ] && rm /root/s6'
 stop_container $ct
 no_leaks "after both, nothing is left on the host"
@@ -336,11 +337,11 @@ printf 'lxc.idmap = u 0 100000 65536\nlxc.idmap = g 0 100000 65536\n' > "$state/
 echo "lxc.include = $state/idmap.conf" >> /var/lib/lxc/$ct/config
 show "grep -e idmap -e include /var/lib/lxc/$ct/config"
 if start_container $ct; then
-	expect_eq "it starts, unprivileged, with the included map" \
+	tap_eq "it starts, unprivileged, with the included map" \
 		"$(in_ct $ct cat /proc/self/uid_map 2>&1 | awk '{print $1, $2, $3}')" "0 100000 65536"
 	stop_container $ct
 else
-	not_ok "it starts, unprivileged, with the included map"
+	tap_not_ok "it starts, unprivileged, with the included map"
 fi
 no_leaks "included idmap: nothing is left on the host"
 clean_host
@@ -351,13 +352,13 @@ ct_config $ct "lxc.start.auto = 1"
 if timeout 120 lxc-autostart > "$state/autostart.out" 2>&1 &&
    timeout 60 lxc-wait -n $ct -s RUNNING -t 30 >/dev/null 2>&1 &&
    [ "$(in_ct $ct stat -c %u:%g /bin/busybox 2>&1)" = 0:0 ]; then
-	ok "lxc-autostart brings $ct up shifted"
+	tap_ok "lxc-autostart brings $ct up shifted"
 else
-	not_ok "lxc-autostart brings $ct up shifted"
+	tap_not_ok "lxc-autostart brings $ct up shifted"
 	sed 's/^/#   /' "$state/autostart.out" | tail -n 5
 fi
 stop_container $ct
 ct_config $ct
 no_leaks "after autostart and stop, nothing is left on the host"
 clean_host
-done_testing
+tap_done

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # The e2e tier (Debian 12 cloud image guest), for the top-level Makefile:
 #
-#   include images/cloud/cloud.mk
+#   include tests/e2e/e2e.mk
 #
-# Uses TOP, BUILD and KVER from the including Makefile, and its module
-# and shiftctl targets.
+# The guest image is built by images/cloud/; the runner, the demo and the
+# scenarios live here.
+#
+# Uses TOP, BUILD and KVER from the including Makefile, and its module,
+# shiftctl and deb targets.
 #
 #   make cloud-image   build (or reuse) the cached base image for KVER
 #   make e2e           the end-to-end scenarios in the cloud image guest
