@@ -7,7 +7,8 @@
 #   - a later pre-mount hook fails; the container's init is missing;
 #   - lxc-start's monitor is killed between pre-start and start-host
 #     (no LXC hook runs after that: the next pre-start must cope);
-#   - 50 start/stop cycles; lxc-stop -k; kill -9 of the container's init;
+#   - start/stop cycles (5, or shiftfs.e2e.lxc_cycles=N on the kernel's
+#     command line); lxc-stop -k; kill -9 of the container's init;
 #   - a second container on the same rootfs with other maps, while the
 #     first one starts and while it runs: refused, with a clear error,
 #     and the first one keeps working;
