@@ -363,11 +363,60 @@ bool shiftfs_exec_may_fcaps(struct super_block *sb);
 /* util.c */
 const struct cred *shiftfs_creds_caller_ids(struct super_block *sb);
 const struct cred *shiftfs_creds_owner_ids(struct super_block *sb);
-const struct cred *shiftfs_creds_mounter(struct super_block *sb);
-void shiftfs_creds_revert(struct super_block *sb, const struct cred *old);
+void shiftfs_creds_put_own(struct shiftfs_fs *fs, const struct cred *cur);
 void shiftfs_creds_free(struct shiftfs_fs *fs);
 void shiftfs_copyattr(struct inode *inode);
 void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
+
+/* util.c, inline */
+/*
+ * Every call into the lower filesystem runs with credentials of the
+ * mount's: the mounter's, which the lower filesystem trusts, and for a call
+ * that changes the tree the caller's fsuid/fsgid mapped back down.
+ *
+ * They are installed the way override_creds_light() does it (6.13; plain
+ * override_creds() since 6.14): by pointer, without a reference.  On the
+ * kernels this builds for, override_creds() takes one on the cred and
+ * revert_creds() drops it: an atomic on one cache line shared by every
+ * caller on every CPU, twice for each lower call.  Nothing here needs it:
+ * the mount holds the creds it installs until umount (shiftfs_creds_free()),
+ * and no call into it outlives the mount.  Lower code that keeps
+ * current_cred() beyond the call takes its own reference, as it must with
+ * any cred; a nested override_creds() below us reverts to ours.
+ *
+ * Installing and reverting are inline: they run around every lower call.
+ */
+static inline const struct cred *shiftfs_creds_install(const struct cred *new)
+{
+	/* Only the task itself reads or writes its subjective cred. */
+	return rcu_replace_pointer(current->cred, new, true);
+}
+
+/*
+ * The mounter's own ids.  Reads, lookups and permission checks don't
+ * depend on fsuid (writes do: see shiftfs_creds_caller_ids()).  Never
+ * fails and never allocates, so it is fine in RCU path walk.
+ */
+static inline const struct cred *shiftfs_creds_mounter(struct super_block *sb)
+{
+	return shiftfs_creds_install(SHIFTFS_SB(sb)->creator_cred);
+}
+
+/*
+ * Back to the caller's credentials.  The ones being left are the mount's
+ * (no reference to drop) unless the table was full when they were made:
+ * then they may be the call's own.  Inline: on every lower call.
+ */
+static inline void shiftfs_creds_revert(struct super_block *sb,
+					const struct cred *old)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	const struct cred *cur = shiftfs_creds_install(old);
+
+	if (unlikely(cur != fs->creator_cred) &&
+	    unlikely(READ_ONCE(fs->nr_creds) >= SHIFTFS_CREDS_MAX))
+		shiftfs_creds_put_own(fs, cur);
+}
 
 /* namei.c */
 extern const struct dentry_operations shiftfs_dentry_ops;

@@ -14,27 +14,6 @@
 #include <linux/highuid.h>
 #include "shiftfs.h"
 
-/*
- * Every call into the lower filesystem runs with credentials of the
- * mount's: the mounter's, which the lower filesystem trusts, and for a call
- * that changes the tree the caller's fsuid/fsgid mapped back down.
- *
- * They are installed the way override_creds_light() does it (6.13; plain
- * override_creds() since 6.14): by pointer, without a reference.  On the
- * kernels this builds for, override_creds() takes one on the cred and
- * revert_creds() drops it: an atomic on one cache line shared by every
- * caller on every CPU, twice for each lower call.  Nothing here needs it:
- * the mount holds the creds it installs until umount (shiftfs_creds_free()),
- * and no call into it outlives the mount.  Lower code that keeps
- * current_cred() beyond the call takes its own reference, as it must with
- * any cred; a nested override_creds() below us reverts to ours.
- */
-static const struct cred *shiftfs_creds_install(const struct cred *new)
-{
-	/* Only the task itself reads or writes its subjective cred. */
-	return rcu_replace_pointer(current->cred, new, true);
-}
-
 static inline u32 shiftfs_creds_hash(kuid_t fsuid, kgid_t fsgid)
 {
 	return hash_32(__kuid_val(fsuid) ^ (__kgid_val(fsgid) * 0x9e3779b9u),
@@ -190,31 +169,14 @@ const struct cred *shiftfs_creds_owner_ids(struct super_block *sb)
 }
 
 /*
- * The mounter's own ids.  Reads, lookups and permission checks don't
- * depend on fsuid (writes do: see shiftfs_creds_caller_ids()).  Never
- * fails and never allocates, so it is fine in RCU path walk.
+ * shiftfs_creds_revert() left a cred of the mount's: put it if it was the
+ * call's own, made when the table was full.  The table only grows, so such
+ * a cred is never found in it.
  */
-const struct cred *shiftfs_creds_mounter(struct super_block *sb)
+void shiftfs_creds_put_own(struct shiftfs_fs *fs, const struct cred *cur)
 {
-	return shiftfs_creds_install(SHIFTFS_SB(sb)->creator_cred);
-}
-
-/*
- * Back to the caller's credentials.  The ones being left are the mount's
- * (no reference to drop) unless the table was full when they were made:
- * those were the call's own.  The table only grows, so a cred made for a
- * full table is never found in it.
- */
-void shiftfs_creds_revert(struct super_block *sb, const struct cred *old)
-{
-	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
-	const struct cred *cur = shiftfs_creds_install(old);
-
-	if (likely(cur == fs->creator_cred) ||
-	    likely(READ_ONCE(fs->nr_creds) < SHIFTFS_CREDS_MAX) ||
-	    shiftfs_creds_find(fs, cur->fsuid, cur->fsgid) == cur)
-		return;
-	put_cred(cur);
+	if (shiftfs_creds_find(fs, cur->fsuid, cur->fsgid) != cur)
+		put_cred(cur);
 }
 
 /*
