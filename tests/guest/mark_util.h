@@ -155,22 +155,12 @@ static inline int userns_mount_fd(const char *mark)
 /* 1 if a shiftfs mount on @mnt shows @opt among its options. */
 static inline int mount_has_opt(const char *mnt, const char *opt)
 {
-	char line[4096], point[512];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	int found = 0;
+	char opts[4096];
+	int ret = shiftfs_mountinfo(mnt, opts, sizeof(opts));
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, " - shiftfs ");
-
-		if (!p || sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
-		    strcmp(point, mnt))
-			continue;
-		found = strstr(p, opt) != NULL;
-	}
-	fclose(f);
-	return found;
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	return strstr(opts, opt) != NULL;
 }
 
 /* Active objects of a slab cache, or -1 if /proc/slabinfo lacks it. */

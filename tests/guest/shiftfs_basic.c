@@ -15,29 +15,6 @@
 #include <sys/statfs.h>
 #include <sys/vfs.h>
 
-static int read_mountinfo_opts(const char *mnt, char *buf, size_t len)
-{
-	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	int found = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, " - shiftfs ");
-		char point[512];
-
-		if (!p || sscanf(line, "%*s %*s %*s %*s %511s", point) != 1)
-			continue;
-		if (strcmp(point, mnt))
-			continue;
-		snprintf(buf, len, "%s", p);
-		found = 0;
-	}
-	fclose(f);
-	return found;
-}
-
 TEST_F(world, mount_new_api)
 {
 	struct world *w = &self->w;
@@ -48,7 +25,7 @@ TEST_F(world, mount_new_api)
 	ASSERT_EQ(stat(w->mnt, &st), 0);
 	EXPECT_EQ(st.st_uid, ID_SHIFT);
 	EXPECT_EQ(st.st_gid, ID_SHIFT);
-	ASSERT_EQ(read_mountinfo_opts(w->mnt, opts, sizeof(opts)), 0);
+	ASSERT_EQ(shiftfs_mountinfo(w->mnt, opts, sizeof(opts)), 0);
 	TH_LOG("mountinfo: %s", opts);
 	EXPECT_NE(strstr(opts, "uidmap=0:100000:65536"), NULL);
 	EXPECT_NE(strstr(opts, "gidmap=0:100000:65536"), NULL);
@@ -66,7 +43,7 @@ TEST_F(world, mount_legacy_api)
 			"gidmap=0:100000:100,gidmap=101:100101:899"), 0);
 	ASSERT_EQ(stat(w->mnt, &st), 0);
 	EXPECT_EQ(st.st_uid, ID_SHIFT);
-	ASSERT_EQ(read_mountinfo_opts(w->mnt, opts, sizeof(opts)), 0);
+	ASSERT_EQ(shiftfs_mountinfo(w->mnt, opts, sizeof(opts)), 0);
 	EXPECT_NE(strstr(opts, "uidmap=0:100000:1000,uidmap=65534:101000:1,"
 			 "gidmap=0:100000:100,gidmap=101:100101:899"), NULL);
 	/* mount(2) goes through the same parser: bad options fail too. */

@@ -84,6 +84,32 @@ FIXTURE_TEARDOWN(world)
 {
 }
 
+/*
+ * The " - shiftfs SOURCE OPTIONS" end of the line of the topmost shiftfs
+ * mount on @mnt in /proc/self/mountinfo, into @buf: 0, 1 if there is no
+ * such mount, -1 if mountinfo cannot be read.
+ */
+static inline int shiftfs_mountinfo(const char *mnt, char *buf, size_t len)
+{
+	char line[4096], point[512];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int ret = 1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " - shiftfs ");
+
+		if (!p || sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
+		    strcmp(point, mnt))
+			continue;
+		snprintf(buf, len, "%s", p);
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 /* "<dir>/<name>" in a static rotating buffer, for short test code. */
 static inline const char *P(const char *dir, const char *name)
 {
