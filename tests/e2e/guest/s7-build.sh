@@ -19,7 +19,7 @@ BUILD=/srv/build7
 B=/srv/images/b7
 TB=/srv/images/tb7
 HSTATE=/run/shiftfs-lxc
-plan 27
+plan 28
 T0=$(date +%s)
 step() { say "$* [$(( $(date +%s) - T0 ))s]"; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -76,19 +76,36 @@ echo "nogroup:x:65534:" >> "$R/etc/group"
 mkdir -p "$BUILD"
 chown 1000:1000 "$BUILD"
 show "command -v newuidmap newgidmap; dpkg-query -W uidmap lxc"
-# liblxc maps the ids with newuidmap/newgidmap when they are installed,
-# even when root starts the container, and those check /etc/subuid for
-# root: the identity extent for 1000 needs its own entry.
-for f in /etc/subuid /etc/subgid; do
-	grep -q '^root:100000:65536$' $f || echo 'root:100000:65536' >> $f
-	grep -q '^root:1000:1$' $f || echo 'root:1000:1' >> $f
-done
-show "cat /etc/subuid"
 lxc_config c7 "$R" "lxc.include = $conf" "lxc.log.level = DEBUG" \
 	"lxc.mount.entry = $BUILD home/build none bind 0 0"
 set_idmap c7 "u 0 100000 1000" "u 1000 1000 1" "u 65534 101000 1" \
 	"g 0 100000 1000" "g 1000 1000 1" "g 65534 101000 1"
 show "grep -e idmap -e mount.entry /var/lib/lxc/c7/config"
+# liblxc maps the ids with newuidmap/newgidmap when they are installed,
+# even when root starts the container, and those check /etc/subuid for
+# root like for anyone: the identity extent for 1000 needs its own entry.
+for f in /etc/subuid /etc/subgid; do
+	grep -q '^root:100000:65536$' $f || echo 'root:100000:65536' >> $f
+	sed -i '/^root:1000:1$/d' $f
+done
+if command -v newuidmap > /dev/null; then
+	if timeout 120 lxc-start -n c7 -d > "$state/c7.nosub" 2>&1 &&
+	   timeout 20 lxc-wait -n c7 -s RUNNING -t 10 > /dev/null 2>&1; then
+		not_ok "without root:1000:1 in /etc/subuid, c7 does not start (newuidmap refuses)"
+		stop_container c7
+	else
+		grep -h -e newuidmap -e newgidmap -e 'map ids' /var/log/lxc/c7.log | tail -n 3 | sed 's/^/#   /'
+		ok "without root:1000:1 in /etc/subuid, c7 does not start (newuidmap refuses)"
+	fi
+	timeout 20 lxc-wait -n c7 -s STOPPED -t 10 > /dev/null 2>&1
+else
+	skip "without root:1000:1 in /etc/subuid, c7 does not start" "no newuidmap: liblxc writes the maps itself as root"
+fi
+for f in /etc/subuid /etc/subgid; do
+	echo 'root:1000:1' >> $f
+done
+show "cat /etc/subuid"
+: > /var/log/lxc/c7.log
 if start_ct c7; then
 	ok "c7 starts with the three-extent build map"
 	pid=$(lxc-info -n c7 -pH)
