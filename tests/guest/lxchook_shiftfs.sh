@@ -184,9 +184,13 @@ refuses_wrong_hook_type_and_version() {
 	grep -q "^ERROR: shiftfs hook: cannot run as a stop hook" "$W/err" || fail "no ERROR: for version 0 stop"
 	env LXC_HOOK_VERSION=0 "$HOOK" > "$W/out" 2> "$W/err" && fail "version 0 without arguments"
 	grep -q "^ERROR: " "$W/err" || fail "no ERROR: without arguments"
-	# Not a directory rootfs.
-	hook pre-start LXC_ROOTFS_PATH="overlay:/a:/b" && fail "shifted an overlay rootfs"
-	grep -q "^ERROR: .*only directory" "$W/err" || fail "no ERROR: for overlay"
+	# Neither a directory nor an overlay rootfs.
+	hook pre-start LXC_ROOTFS_PATH="loop:/srv/c1.img" && fail "shifted a loop rootfs"
+	grep -q "^ERROR: .*only directory (dir:) and overlay" "$W/err" || fail "no ERROR: for loop"
+	is_marked "$C/rootfs" && fail "marked anyway"
+	# An overlay of several lower layers.
+	hook pre-start LXC_ROOTFS_PATH="overlay:$C/rootfs:/a:/b" && fail "shifted two lower layers"
+	grep -q "^ERROR: .*several lower layers" "$W/err" || fail "no ERROR: for two lower layers"
 	is_marked "$C/rootfs" && fail "marked anyway"
 	return 0
 }
