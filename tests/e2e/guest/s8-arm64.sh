@@ -124,8 +124,8 @@ tap_eq "its init's uid_map is the build map" \
 tap_eq "its init's gid_map is the build map" \
 	"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/gid_map 2>&1)" \
 	"0:100000:1000 1000:1000:1 65534:101000:1 "
-echo "# \$ lxc-attach -n $ct -- ps -e -o pid,user,args"
-ask_ct $ct ps -e -o pid,user,args 2>&1 | sed 's/^/#   /'
+echo "# \$ lxc-attach -n $ct -- sh -c 'sleep 120 & ps -e -o pid,user,args'"
+ask_ct $ct sh -c 'sleep 120 & ps -e -o pid,user,args' 2>&1 | sed 's/^/#   /'
 # On the host, every process of the container is the arm64 emulator
 # (binfmt_misc F flag: the kernel runs the interpreter it opened at
 # registration, whatever the container's root holds).
@@ -151,6 +151,8 @@ tap_run "apt-get install make hello" ask_ct $ct env DEBIAN_FRONTEND=noninteracti
 	apt-get install -y -q --no-install-recommends make hello
 b=$(ms)
 tap_diag "apt-get update and install: $((b - a)) ms"
+echo "# \$ lxc-attach -n $ct -- dpkg -l make hello"
+ask_ct $ct dpkg -l make hello 2>&1 | tail -n 2 | sed 's/^/#   /'
 tap_eq "hello, installed from the repository, runs" \
 	"$(ask_ct $ct hello 2>&1)" "Hello, world!"
 tap_run "useradd builder (uid 1000, its home bind-mounted from the host)" \
