@@ -47,18 +47,8 @@ key=$(cat "$here/build-image.sh" "$here/packages" "$here/stage2-init" |
 	sha256sum | cut -c1-12)
 cache=$build/arm64
 out=$cache/image-$key
-mkdir -p "$cache"
-if [ -f "$out/.done" ]; then
-	say "cached arm64 image $out (key $key)"
-	echo "$out"
-	exit 0
-fi
-exec 9>"$cache/.lock"
-flock 9
-if [ -f "$out/.done" ]; then
-	echo "$out"
-	exit 0
-fi
+. "$here/../cache.sh"
+cache_reuse "$cache" "$out" "arm64 image"
 
 mirror=$("$cloud/mirrors.sh" $suite) ||
 	die "no $suite mirror found in the host's apt sources"

@@ -158,12 +158,23 @@ HSTATE=/run/shiftfs-lxc
 step() { say "$* [$(( $(date +%s) - ${T0:-0} ))s]"; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
+# The cover letter's build map, as map_of prints it (set_build_idmap).
+BUILD_MAP="0:100000:1000 1000:1000:1 65534:101000:1 "
+# map_of PID uid|gid: PID's uid_map or gid_map on one line, "IN:OUT:N " each.
+map_of() { awk '{ printf "%s:%s:%s ", $1, $2, $3 }' "/proc/$1/$2_map" 2>&1; }
+
 # set_idmap NAME LINES...: replace the container's lxc.idmap lines.
 set_idmap() {
 	_c=/var/lib/lxc/$1/config
 	shift
 	sed -i '/^lxc\.idmap/d' "$_c"
 	for _l in "$@"; do echo "lxc.idmap = $_l" >> "$_c"; done
+}
+# set_build_idmap NAME: the build map: container 0-999 to host
+# 100000-100999, 1000 to the host's 1000, 65534 to 101000.
+set_build_idmap() {
+	set_idmap "$1" "u 0 100000 1000" "u 1000 1000 1" "u 65534 101000 1" \
+		"g 0 100000 1000" "g 1000 1000 1" "g 65534 101000 1"
 }
 
 # hook_leaks: what the hook must not leave on the host once its

@@ -37,8 +37,7 @@ chown 1000:1000 "$BUILD"
 show "command -v newuidmap newgidmap; dpkg-query -W uidmap lxc"
 lxc_config c7 "$R" "lxc.include = $conf" "lxc.log.level = DEBUG" \
 	"lxc.mount.entry = $BUILD home/build none bind 0 0"
-set_idmap c7 "u 0 100000 1000" "u 1000 1000 1" "u 65534 101000 1" \
-	"g 0 100000 1000" "g 1000 1000 1" "g 65534 101000 1"
+set_build_idmap c7
 show "grep -e idmap -e mount.entry /var/lib/lxc/c7/config"
 # liblxc maps the ids with newuidmap/newgidmap when they are installed,
 # even when root starts the container, and those check /etc/subuid for
@@ -70,11 +69,9 @@ if start_ct c7; then
 	pid=$(lxc-info -n c7 -pH)
 	show "cat /proc/$pid/uid_map /proc/$pid/gid_map"
 	tap_eq "its init's uid_map has the three extents" \
-		"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/uid_map)" \
-		"0:100000:1000 1000:1000:1 65534:101000:1 "
+		"$(map_of $pid uid)" "$BUILD_MAP"
 	tap_eq "its init's gid_map has the three extents" \
-		"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/gid_map)" \
-		"0:100000:1000 1000:1000:1 65534:101000:1 "
+		"$(map_of $pid gid)" "$BUILD_MAP"
 	show "grep -a -e ' - shiftfs ' /proc/$pid/mountinfo"
 	timeout 60 lxc-attach -n c7 -u 1000 -g 1000 --clear-env -v PATH=/bin:/sbin -- \
 		sh -c 'echo built > /home/build/out.o' > "$state/build.out" 2>&1

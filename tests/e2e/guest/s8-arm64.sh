@@ -99,8 +99,7 @@ lxc_config $ct "$IMG" "lxc.include = $conf" "lxc.log.level = DEBUG" \
 	"lxc.mount.entry = $REPO srv/repo none bind,ro,create=dir 0 0"
 # sysvinit halts on SIGPWR (the image's inittab: p0::powerfail:/sbin/init 0)
 sed -i 's/^lxc.signal.halt = .*/lxc.signal.halt = SIGPWR/' /var/lib/lxc/$ct/config
-set_idmap $ct "u 0 100000 1000" "u 1000 1000 1" "u 65534 101000 1" \
-	"g 0 100000 1000" "g 1000 1000 1" "g 65534 101000 1"
+set_build_idmap $ct
 show "grep -v -e '^lxc.log' /var/lib/lxc/$ct/config"
 
 a=$(ms)
@@ -119,11 +118,9 @@ echo "#   $m"
 tap_eq "lxc-attach -n $ct -- uname -m: aarch64" "$m" "aarch64"
 show "cat /proc/$pid/uid_map /proc/$pid/gid_map"
 tap_eq "its init's uid_map is the build map" \
-	"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/uid_map 2>&1)" \
-	"0:100000:1000 1000:1000:1 65534:101000:1 "
+	"$(map_of $pid uid)" "$BUILD_MAP"
 tap_eq "its init's gid_map is the build map" \
-	"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/gid_map 2>&1)" \
-	"0:100000:1000 1000:1000:1 65534:101000:1 "
+	"$(map_of $pid gid)" "$BUILD_MAP"
 echo "# \$ lxc-attach -n $ct -- sh -c 'sleep 120 & ps -e -o pid,user,args'"
 ask_ct $ct sh -c 'sleep 120 & ps -e -o pid,user,args' 2>&1 | sed 's/^/#   /'
 # On the host, every process of the container is the arm64 emulator
@@ -225,8 +222,8 @@ tap_eq "both run arm64, with make from the base installed" \
 	"$(for k in arm-e1 arm-k2; do ask_ct $k sh -c 'uname -m; dpkg-query -W -f "\${Status}\n" make'; done 2>&1 | sort -u | tr '\n' ' ')" \
 	"aarch64 install ok installed "
 tap_eq "each with its own map" \
-	"$(for k in arm-e1 arm-k2; do awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$(lxc-info -n $k -pH)/uid_map; done 2>&1)" \
-	"0:100000:1000 1000:1000:1 65534:101000:1 0:200000:65536 "
+	"$(for k in arm-e1 arm-k2; do map_of "$(lxc-info -n $k -pH)" uid; done)" \
+	"${BUILD_MAP}0:200000:65536 "
 for k in arm-e1 arm-k2; do
 	ask_ct $k sh -c "echo $k > /root/$k.txt" 2>&1 | sed 's/^/#   /'
 done
