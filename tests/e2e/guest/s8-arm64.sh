@@ -121,8 +121,11 @@ tap_eq "its init's uid_map is the build map" \
 	"$(map_of $pid uid)" "$BUILD_MAP"
 tap_eq "its init's gid_map is the build map" \
 	"$(map_of $pid gid)" "$BUILD_MAP"
-echo "# \$ lxc-attach -n $ct -- sh -c 'sleep 120 & ps -e -o pid,user,args'"
-ask_ct $ct sh -c 'sleep 120 & ps -e -o pid,user,args' 2>&1 | sed 's/^/#   /'
+# (a sleep in a session of its own: lxc-attach ends its own process
+# group when it returns)
+echo "# \$ lxc-attach -n $ct -- sh -c 'setsid sleep 120 & ps -e -o pid,user,args'"
+ask_ct $ct sh -c 'setsid sleep 120 < /dev/null > /dev/null 2>&1 & sleep 1; ps -e -o pid,user,args' 2>&1 |
+	sed 's/^/#   /'
 # On the host, every process of the container is the arm64 emulator
 # (binfmt_misc F flag: the kernel runs the interpreter it opened at
 # registration, whatever the container's root holds).
