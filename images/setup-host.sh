@@ -13,7 +13,8 @@
 #   --lint       module + sparse (make lint)
 #   (none)       lint + the guest: QEMU and what the initramfs carries
 #                (make check, make test, make bench, make demo)
-#   --e2e        guest + what the cloud-image guest build needs
+#   --e2e        guest + what the cloud-image guest build needs, and
+#                qemu-system-arm for the arm64 build image's second stage
 #
 # KVER: kernel releases whose headers are needed (see images/kver.sh).
 # install, deb and shiftctl never pull in QEMU, stress-ng or kernel
@@ -57,7 +58,8 @@ guest|e2e)
 	;;
 esac
 if [ "$mode" = e2e ]; then
-	pkgs="$pkgs debootstrap qemu-utils cloud-image-utils dosfstools eatmydata mtools"
+	pkgs="$pkgs debootstrap qemu-utils cloud-image-utils dosfstools eatmydata mtools
+	      qemu-system-arm"
 fi
 
 missing=

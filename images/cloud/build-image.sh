@@ -39,21 +39,8 @@ key=$( { echo "$kver"; cat "$here/packages" "$here/build-image.sh"; } |
 	sha256sum | cut -c1-12)
 cache=$build/cloud
 out=$cache/base-$kver-$key
-mkdir -p "$cache"
-
-if [ -f "$out/.done" ]; then
-	say "cached base image $out (key $key)"
-	echo "$out"
-	exit 0
-fi
-
-# One build at a time per build tree.
-exec 9>"$cache/.lock"
-flock 9
-if [ -f "$out/.done" ]; then
-	echo "$out"
-	exit 0
-fi
+. "$here/../cache.sh"
+cache_reuse "$cache" "$out" "base image"
 
 mirror=$("$here/mirrors.sh" $suite) ||
 	die "no $suite mirror found in the host's apt sources"

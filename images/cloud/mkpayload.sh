@@ -10,7 +10,8 @@
 # Contents: shiftfs.ko (BUILD_DIR/KVER/shiftfs.ko), shiftctl
 # (BUILD_DIR/shiftctl/shiftctl), lxc-hook/* as committed, the guest
 # scripts (tests/e2e/guest/) and beside them the TAP library they source
-# (tests/lib/tap.sh), the foreign busybox (fetch-foreign.sh).
+# (tests/lib/tap.sh), the foreign busybox (fetch-foreign.sh), the arm64
+# build image's repository (images/arm64/build-image.sh).
 # What is missing is left out; the guest says so and the scenarios that
 # need it fail with the reason.
 set -eu
@@ -38,6 +39,11 @@ for a in "$build"/cloud/foreign/*/; do
 	[ -x "$a/busybox" ] || continue
 	mkdir -p "$stage/foreign/$(basename "$a")"
 	cp "$a/busybox" "$stage/foreign/$(basename "$a")/"
+done
+# The arm64 build image's local repository (images/arm64/build-image.sh),
+# for the build-container scenario; the image itself is a disk of its own.
+for r in "$build"/arm64/image-*/repo; do
+	[ -f "$r/Packages" ] && cp -r "$r" "$stage/arm64-repo"
 done
 {
 	echo "kernel=$kver"

@@ -12,7 +12,7 @@
 #   make cloud-image   build (or reuse) the cached base image for KVER
 #   make e2e           the end-to-end scenarios in the cloud image guest
 #   make e2e E2E_TESTS=s1,s3     only those scenarios
-#   make e2e-demo      the narrated demo (scenarios 4, 1, 3)
+#   make e2e-demo      the narrated demo (scenarios 4, 1, 8)
 
 E2E_TESTS ?=
 

@@ -149,3 +149,81 @@ running_container() {
 	lxc_config "$1" "/var/lib/lxc/$1/rootfs"
 	start_container "$1"
 }
+
+# ---- for the scenarios of shifted containers (s7, s8) ------------------------
+# LXC hook's state directory.
+HSTATE=/run/shiftfs-lxc
+
+# step WHAT: a narrated step, with the seconds since the scenario's $T0.
+step() { say "$* [$(( $(date +%s) - ${T0:-0} ))s]"; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# The cover letter's build map, as map_of prints it (set_build_idmap).
+BUILD_MAP="0:100000:1000 1000:1000:1 65534:101000:1 "
+# map_of PID uid|gid: PID's uid_map or gid_map on one line, "IN:OUT:N " each.
+map_of() { awk '{ printf "%s:%s:%s ", $1, $2, $3 }' "/proc/$1/$2_map" 2>&1; }
+
+# set_idmap NAME LINES...: replace the container's lxc.idmap lines.
+set_idmap() {
+	_c=/var/lib/lxc/$1/config
+	shift
+	sed -i '/^lxc\.idmap/d' "$_c"
+	for _l in "$@"; do echo "lxc.idmap = $_l" >> "$_c"; done
+}
+# set_build_idmap NAME: the build map: container 0-999 to host
+# 100000-100999, 1000 to the host's 1000, 65534 to 101000.
+set_build_idmap() {
+	set_idmap "$1" "u 0 100000 1000" "u 1000 1000 1" "u 65534 101000 1" \
+		"g 0 100000 1000" "g 1000 1000 1" "g 65534 101000 1"
+}
+
+# hook_leaks: what the hook must not leave on the host once its
+# containers stopped: shiftfs mounts and marks, mounts or entries in its
+# state directory other than its lock and private lxcpath.
+hook_leaks() {
+	grep -a ' - shiftfs ' /proc/self/mountinfo | sed 's/^/mounted: /'
+	grep -a " $HSTATE/" /proc/self/mountinfo | sed 's/^/mounted: /'
+	shiftctl list 2>&1 | sed 's/^/shiftctl list: /'
+	ls -A "$HSTATE" 2>/dev/null | grep -vx -e lock -e lxcpath | sed "s|^|stray: $HSTATE/|"
+}
+# no_hook_leaks NAME: one test, hook_leaks finds nothing.
+no_hook_leaks() {
+	_l=$(hook_leaks)
+	if [ -z "$_l" ]; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1"
+		printf '%s\n' "$_l" | head -n 12 | sed 's/^/#   /'
+	fi
+}
+# hook_says NAME: what the shiftfs hook printed for NAME (LXC logs it at
+# DEBUG, which the configs of s7 and s8 ask for).
+hook_says() {
+	grep -h 'shiftfs hook' "/var/log/lxc/$1.log" 2>/dev/null |
+		sed 's/.*with output: //' | tail -n 8 | sed 's/^/#   hook: /'
+}
+# start_ct NAME: start_container, and the hook's words if it failed.
+start_ct() {
+	start_container "$1" && return 0
+	hook_says "$1"
+	return 1
+}
+
+# build_map_subids: what liblxc needs to give a root-started container
+# the build map (container 1000 = host 1000) and a second range: it maps
+# the ids with newuidmap/newgidmap when they are installed, even for
+# root, and those check /etc/subuid and /etc/subgid for root like for
+# anyone.
+build_map_subids() {
+	for _f in /etc/subuid /etc/subgid; do
+		for _r in root:100000:65536 root:1000:1 root:200000:65536; do
+			grep -qx "$_r" "$_f" || echo "$_r" >> "$_f"
+		done
+	done
+}
+
+# listing DIR: every file's checksum, every name's owner and mode.
+listing() {
+	(cd "$1" && find . -xdev -type f -print0 | sort -z | xargs -0 sha256sum &&
+	 find . -xdev -print0 | sort -z | xargs -0 stat -c '%u:%g:%a %n')
+}

@@ -10,7 +10,9 @@
 #
 # Kernel command line:
 #   shiftfs.e2e.tests=s4,s1   run these scenarios, in this order (default: all)
-#   shiftfs.e2e.timeout=SECS  per-scenario timeout (default 600)
+#   shiftfs.e2e.timeout=SECS  per-scenario timeout (default 600; a scenario
+#                             with a "# e2e-timeout: SECS" line gets the
+#                             larger of the two)
 
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -62,9 +64,12 @@ for t in $list; do
 	out "# program: $name"
 	log "running $name"
 	start=$(date +%s)
-	timeout -k 10 "$TIMEOUT" sh "$t" > "$TAP" 2>&1 < /dev/null
+	# A scenario may ask for more time: a "# e2e-timeout: SECS" line.
+	limit=$(sed -n 's/^# e2e-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+	[ -n "$limit" ] && [ "$limit" -gt "$TIMEOUT" ] || limit=$TIMEOUT
+	timeout -k 10 "$limit" sh "$t" > "$TAP" 2>&1 < /dev/null
 	rc=$?
-	[ $rc -eq 124 ] || [ $rc -eq 137 ] && out "# $name: TIMEOUT after ${TIMEOUT}s"
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] && out "# $name: TIMEOUT after ${limit}s"
 	out "# time: $name $(( $(date +%s) - start ))s"
 	out "# exit: $name $rc"
 done

@@ -18,55 +18,13 @@ R=/srv/images/c7
 BUILD=/srv/build7
 B=/srv/images/b7
 TB=/srv/images/tb7
-HSTATE=/run/shiftfs-lxc
 tap_start
 tap_plan 28
 T0=$(date +%s)
-step() { say "$* [$(( $(date +%s) - T0 ))s]"; }
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
 mkdir -p "$state"
 
 say "Scenario 7: the build map and ephemeral clones"
 have_shiftfs || tap_diag "shiftfs is not available: $(why_no_shiftfs)"
-
-# set_idmap NAME LINES...: replace the container's lxc.idmap lines.
-set_idmap() {
-	_c=/var/lib/lxc/$1/config
-	shift
-	sed -i '/^lxc\.idmap/d' "$_c"
-	for _l in "$@"; do echo "lxc.idmap = $_l" >> "$_c"; done
-}
-
-# leaks: what the hook must not leave on the host once its containers
-# stopped: shiftfs mounts and marks, mounts or entries in its state
-# directory other than its lock and private lxcpath.
-leaks() {
-	grep -a ' - shiftfs ' /proc/self/mountinfo | sed 's/^/mounted: /'
-	grep -a " $HSTATE/" /proc/self/mountinfo | sed 's/^/mounted: /'
-	shiftctl list 2>&1 | sed 's/^/shiftctl list: /'
-	ls -A "$HSTATE" 2>/dev/null | grep -vx -e lock -e lxcpath | sed "s|^|stray: $HSTATE/|"
-}
-# hook_says NAME: what the shiftfs hook printed for NAME (LXC logs it at
-# DEBUG, which the configs here ask for).
-hook_says() {
-	grep -h 'shiftfs hook' "/var/log/lxc/$1.log" 2>/dev/null |
-		sed 's/.*with output: //' | tail -n 8 | sed 's/^/#   hook: /'
-}
-# start_ct NAME: start_container, and the hook's words if it failed.
-start_ct() {
-	start_container "$1" && return 0
-	hook_says "$1"
-	return 1
-}
-no_leaks() {
-	_l=$(leaks)
-	if [ -z "$_l" ]; then
-		tap_ok "$1"
-	else
-		tap_not_ok "$1"
-		printf '%s\n' "$_l" | head -n 12 | sed 's/^/#   /'
-	fi
-}
 
 # ---- the build map ------------------------------------------------------------
 step "The build map: 0-999 -> 100000, 1000 -> 1000, 65534 -> 101000"
@@ -79,8 +37,7 @@ chown 1000:1000 "$BUILD"
 show "command -v newuidmap newgidmap; dpkg-query -W uidmap lxc"
 lxc_config c7 "$R" "lxc.include = $conf" "lxc.log.level = DEBUG" \
 	"lxc.mount.entry = $BUILD home/build none bind 0 0"
-set_idmap c7 "u 0 100000 1000" "u 1000 1000 1" "u 65534 101000 1" \
-	"g 0 100000 1000" "g 1000 1000 1" "g 65534 101000 1"
+set_build_idmap c7
 show "grep -e idmap -e mount.entry /var/lib/lxc/c7/config"
 # liblxc maps the ids with newuidmap/newgidmap when they are installed,
 # even when root starts the container, and those check /etc/subuid for
@@ -112,11 +69,9 @@ if start_ct c7; then
 	pid=$(lxc-info -n c7 -pH)
 	show "cat /proc/$pid/uid_map /proc/$pid/gid_map"
 	tap_eq "its init's uid_map has the three extents" \
-		"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/uid_map)" \
-		"0:100000:1000 1000:1000:1 65534:101000:1 "
+		"$(map_of $pid uid)" "$BUILD_MAP"
 	tap_eq "its init's gid_map has the three extents" \
-		"$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' /proc/$pid/gid_map)" \
-		"0:100000:1000 1000:1000:1 65534:101000:1 "
+		"$(map_of $pid gid)" "$BUILD_MAP"
 	show "grep -a -e ' - shiftfs ' /proc/$pid/mountinfo"
 	timeout 60 lxc-attach -n c7 -u 1000 -g 1000 --clear-env -v PATH=/bin:/sbin -- \
 		sh -c 'echo built > /home/build/out.o' > "$state/build.out" 2>&1
@@ -141,7 +96,7 @@ else
 fi
 high=$(find "$R" -xdev \( -uid +99999 -o -gid +99999 \) -printf '%U:%G %p\n' | head -n 5)
 tap_eq "nothing in the rootfs is owned by a host id of 100000 or more" "$high" ""
-no_leaks "after c7 stopped, nothing is left on the host"
+no_hook_leaks "after c7 stopped, nothing is left on the host"
 
 # ---- overlay clones ---------------------------------------------------------
 step "Three overlay clones of one base, one with another id range"
@@ -151,11 +106,6 @@ lxc_config b7 "$B" "lxc.include = $conf" "lxc.log.level = DEBUG"
 for f in /etc/subuid /etc/subgid; do
 	grep -q '^root:200000:65536$' $f || echo 'root:200000:65536' >> $f
 done
-# listing BASE: every file's checksum, every name's owner and mode
-listing() {
-	(cd "$1" && find . -xdev -type f -print0 | sort -z | xargs -0 sha256sum &&
-	 find . -xdev -print0 | sort -z | xargs -0 stat -c '%u:%g:%a %n')
-}
 listing "$B" > "$state/base.before"
 tap_diag "base: $(grep -c . "$state/base.before") lines of checksums and owners"
 
@@ -210,7 +160,7 @@ tap_eq "no mark is left on the host while they run" "$(shiftctl list 2>&1)" ""
 for k in k1 k2 k3; do stop_container $k; done
 tap_eq "all three stopped" \
 	"$(for k in k1 k2 k3; do lxc-info -n $k -sH; done | tr '\n' ' ')" "STOPPED STOPPED STOPPED "
-no_leaks "after the clones stopped, nothing is left on the host"
+no_hook_leaks "after the clones stopped, nothing is left on the host"
 listing "$B" > "$state/base.after"
 if cmp -s "$state/base.before" "$state/base.after"; then
 	tap_ok "the base rootfs is unchanged (checksums, owners, modes)"
@@ -227,7 +177,7 @@ timeout 20 lxc-wait -n k2 -s STOPPED -t 10 > /dev/null 2>&1
 sleep 1
 hook_says k2
 tap_eq "k2 with two lower layers does not run" "$(lxc-info -n k2 -sH 2>&1)" "STOPPED"
-no_leaks "after that failed start, nothing is left on the host"
+no_hook_leaks "after that failed start, nothing is left on the host"
 
 # ---- ephemeral -----------------------------------------------------------------
 step "An ephemeral clone (lxc-copy -e)"
@@ -244,7 +194,7 @@ tap_eq "the ephemeral clone runs, the base's files 0:0 inside" \
 stop_container e7
 sleep 1
 tap_eq "once stopped, LXC destroyed it" "$(ls -d /var/lib/lxc/e7 2>&1 | grep -c '^/var/lib/lxc/e7$')" "0"
-no_leaks "after the ephemeral clone, nothing is left on the host"
+no_hook_leaks "after the ephemeral clone, nothing is left on the host"
 
 # ---- what a clone costs ---------------------------------------------------
 step "A clone and start against a full copy, chown -R and start"
@@ -284,6 +234,6 @@ tap_diag "clone: lxc-copy -e to RUNNING $clone_ms ms, $clone_du KB on disk"
 tap_diag "copy:  cp -a $((b - a)) ms + chown -R $((c - b)) ms + lxc-start $((d - c)) ms = $((d - a)) ms, $full_du KB on disk"
 tap_eq "both ran (ephemeral clone, full copy)" "$clone_state $full_state" "RUNNING RUNNING"
 lxc-destroy -n tbf -f > /dev/null 2>&1
-no_leaks "at the end, nothing is left on the host"
+no_hook_leaks "at the end, nothing is left on the host"
 tap_diag "scenario time: $(( $(date +%s) - T0 ))s"
 tap_done
