@@ -27,13 +27,40 @@ static int shiftfs_inode_set(struct inode *inode, void *lower)
 	return 0;
 }
 
+/*
+ * Our inode for @lower, found or made.  A lower inode with one link and
+ * no directory almost never has one yet (only a rename underneath, or a
+ * revalidation that failed while the old dentry is still in use, leaves
+ * one behind): allocate first and insert, one search of the inode hash
+ * under its lock, instead of iget5_locked()'s search, allocation and
+ * second search.  The rare loser of that bet frees the unused inode.
+ * Either way the inode is hashed: one shiftfs inode per lower inode is
+ * what inotify, ETXTBSY and hardlinks rely on.
+ */
+static struct inode *shiftfs_iget(struct super_block *sb, struct inode *lower)
+{
+	struct inode *new, *inode;
+
+	if (S_ISDIR(lower->i_mode) || lower->i_nlink != 1)
+		return iget5_locked(sb, (unsigned long)lower,
+				    shiftfs_inode_test, shiftfs_inode_set,
+				    lower);
+	new = new_inode(sb);
+	if (!new)
+		return NULL;
+	inode = inode_insert5(new, (unsigned long)lower, shiftfs_inode_test,
+			      shiftfs_inode_set, lower);
+	if (inode != new)
+		iput(new);
+	return inode;
+}
+
 struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 {
 	struct inode *inode;
 	umode_t mode = lower->i_mode;
 
-	inode = iget5_locked(sb, (unsigned long)lower, shiftfs_inode_test,
-			     shiftfs_inode_set, lower);
+	inode = shiftfs_iget(sb, lower);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
 	if (!(inode->i_state & I_NEW))

@@ -6,11 +6,14 @@
  * usable after files are created in it through the mount, by root and by the
  * container's root (the seed cover letter's scene).  A revalidation that
  * compared salted name hashes failed every time and made such a directory
- * go stale (ESTALE from opendir).
+ * go stale (ESTALE from opendir).  A file still open under its old name
+ * when it is renamed or linked underneath keeps one shiftfs inode: a
+ * write through the new name reaches a watch on the old one.
  */
 #include "harness.h"
 #include "shiftfs_util.h"
 #include <dirent.h>
+#include <sys/inotify.h>
 
 static int count_entries(const char *path)
 {
@@ -194,6 +197,46 @@ TEST(changes_underneath_are_seen)
 	ASSERT_EQ(stat(P(w.mnt, "d/b"), &st), 0);
 	ASSERT_EQ(stat(P(w.mnt, "d"), &st), 0);
 	EXPECT_EQ(st.st_mode & 07777, 0700u);
+}
+
+/* One IN_MODIFY on @ifd, after a write through @path. */
+static int modify_is_seen(int ifd, const char *path)
+{
+	char buf[sizeof(struct inotify_event) + 256];
+	const struct inotify_event *ev = (const void *)buf;
+	ssize_t n;
+
+	if (write_file(path, "x"))
+		return -1;
+	n = read(ifd, buf, sizeof(buf));
+	if (n < (ssize_t)sizeof(*ev))
+		return -2;
+	return (ev->mask & IN_MODIFY) ? 0 : -3;
+}
+
+TEST(open_file_renamed_or_linked_underneath_keeps_its_inode)
+{
+	struct world w;
+	int fd, ifd;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	ASSERT_EQ(make_file(P(w.lower, "a"), 0644, 0, 0), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	/* One link when our inode is made; the open file keeps it. */
+	fd = open(P(w.mnt, "a"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ifd = inotify_init1(IN_NONBLOCK);
+	ASSERT_GE(ifd, 0);
+	ASSERT_GE(inotify_add_watch(ifd, P(w.mnt, "a"), IN_MODIFY), 0);
+
+	/* Still one link, under another name: a fresh lookup. */
+	ASSERT_EQ(rename(P(w.lower, "a"), P(w.lower, "b")), 0);
+	EXPECT_EQ(modify_is_seen(ifd, P(w.mnt, "b")), 0);
+	/* Two links now. */
+	ASSERT_EQ(link(P(w.lower, "b"), P(w.lower, "c")), 0);
+	EXPECT_EQ(modify_is_seen(ifd, P(w.mnt, "c")), 0);
+	close(ifd);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
