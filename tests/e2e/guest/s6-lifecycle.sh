@@ -13,7 +13,8 @@
 #     first one starts and while it runs: refused, with a clear error,
 #     and the first one keeps working;
 #   - the container's lxc.idmap lives only in an lxc.include'd file;
-#   - lxc-autostart (the guest's lxc.service) brings it up.
+#   - lxc.service, which runs lxc-autostart at boot, brings it up (and
+#     stops it).
 . "$(dirname "$0")/lib.sh"
 
 ct=c6
@@ -31,7 +32,7 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 tap_start
-tap_plan 32
+tap_plan 33
 T0=$(date +%s)
 step() { say "$* [$(( $(date +%s) - T0 ))s]"; }
 
@@ -348,17 +349,27 @@ no_leaks "included idmap: nothing is left on the host"
 clean_host
 
 # ---- autostart --------------------------------------------------------------
-step "lxc-autostart (what the guest's lxc.service runs at boot)"
+step "lxc.service: the unit that runs lxc-autostart at boot"
 ct_config $ct "lxc.start.auto = 1"
-if timeout 120 lxc-autostart > "$state/autostart.out" 2>&1 &&
+# The base image masks lxc.service (a quiet boot for the other scenarios):
+# unmask it and start it the way boot does, in systemd's environment.
+systemctl unmask lxc.service > /dev/null 2>&1
+systemctl daemon-reload
+if timeout 180 systemctl start lxc.service > "$state/autostart.out" 2>&1 &&
    timeout 60 lxc-wait -n $ct -s RUNNING -t 30 >/dev/null 2>&1 &&
    [ "$(in_ct $ct stat -c %u:%g /bin/busybox 2>&1)" = 0:0 ]; then
-	tap_ok "lxc-autostart brings $ct up shifted"
+	tap_ok "lxc.service (lxc-autostart at boot) brings $ct up shifted"
 else
-	tap_not_ok "lxc-autostart brings $ct up shifted"
+	tap_not_ok "lxc.service (lxc-autostart at boot) brings $ct up shifted"
 	sed 's/^/#   /' "$state/autostart.out" | tail -n 5
+	journalctl -q -u lxc.service 2>&1 | tail -n 8 | sed 's/^/#   /'
 fi
+timeout 180 systemctl stop lxc.service > "$state/autostop.out" 2>&1
+timeout 30 lxc-wait -n $ct -s STOPPED -t 20 >/dev/null 2>&1
+tap_eq "systemctl stop lxc.service stops it" "$(lxc-info -n $ct -sH 2>&1)" "STOPPED"
 stop_container $ct
+systemctl mask lxc.service > /dev/null 2>&1
+systemctl daemon-reload
 ct_config $ct
 no_leaks "after autostart and stop, nothing is left on the host"
 clean_host
