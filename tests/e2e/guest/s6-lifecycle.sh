@@ -7,7 +7,7 @@
 #   - a later pre-mount hook fails; the container's init is missing;
 #   - lxc-start's monitor is killed between pre-start and start-host
 #     (no LXC hook runs after that: the next pre-start must cope);
-#   - start/stop cycles (5, or shiftfs.e2e.lxc_cycles=N on the kernel's
+#   - start/stop cycles (50, or shiftfs.e2e.lxc_cycles=N on the kernel's
 #     command line); lxc-stop -k; kill -9 of the container's init;
 #   - a second container on the same rootfs with other maps, while the
 #     first one starts and while it runs: refused, with a clear error,
@@ -23,9 +23,11 @@ R=/srv/images/c6
 conf=/usr/local/share/lxc/config/shiftfs.conf
 state=/run/shiftfs-e2e/s6
 flags=$state/flags
-# Start/stop cycles: 5, or shiftfs.e2e.lxc_cycles=N on the kernel's
-# command line (E2E_LXC_CYCLES=50 make e2e): each costs 5-8 s under TCG.
-cycles=5
+# Start/stop cycles: the 50 the issue asks for, or
+# shiftfs.e2e.lxc_cycles=N on the kernel's command line (E2E_LXC_CYCLES=N
+# make e2e): each costs 5-8 s under TCG, hence the longer timeout.
+# e2e-timeout: 1200
+cycles=50
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	shiftfs.e2e.lxc_cycles=*) cycles=${arg#shiftfs.e2e.lxc_cycles=} ;;
