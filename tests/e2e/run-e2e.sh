@@ -13,7 +13,7 @@
 #             booting (make demo)
 #   -k        keep the guest's throw-away disk overlay afterwards
 #
-# E2E_LXC_CYCLES=N in the environment: N start/stop cycles in s6 (5).
+# E2E_LXC_CYCLES=N in the environment: N start/stop cycles in s6 (50).
 #
 # Needs BUILD_DIR/KVER/shiftfs.ko (make module) and
 # BUILD_DIR/shiftctl/shiftctl (make shiftctl); what is missing makes the
@@ -133,7 +133,7 @@ append="root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4 
 append="$append ds=nocloud systemd.show_status=auto"
 [ -n "$tests" ] && append="$append shiftfs.e2e.tests=$tests"
 # E2E_LXC_CYCLES=N: start/stop cycles of the LXC lifecycle scenario (s6;
-# default 5, some 5-10 s each under TCG), with room for them in the
+# default 50, some 5-10 s each under TCG), with room for them in the
 # per-scenario timeout.
 if [ -n "${E2E_LXC_CYCLES:-}" ]; then
 	append="$append shiftfs.e2e.lxc_cycles=$E2E_LXC_CYCLES"
