@@ -21,10 +21,11 @@ summary=()
 
 # run_part NAME CMD...: run a part, show its output, add up its counts.
 run_part() {
-	local name=$1 log line p f s rc
+	local name=$1 log line p f s rc t0
 	shift
 	log=$logdir/$(echo "$name" | tr -c 'A-Za-z0-9.+_\n-' '_').log
 	echo "==== $name"
+	t0=$(date +%s)
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
@@ -44,7 +45,7 @@ run_part() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
-	summary+=("$(printf '%-45s %s passed, %s failed, %s skipped' "$name" "$p" "$f" "$s")")
+	summary+=("$(printf '%-45s %s passed, %s failed, %s skipped  (%ss)' "$name" "$p" "$f" "$s" $(( $(date +%s) - t0 )))")
 	grep -A 1000 '^SKIPPED:' "$log" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
 		sed "s|^ *|  SKIP [$name] |" >> "$logdir/skips"
 }
