@@ -66,38 +66,45 @@ if ! command -v eatmydata >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends eatmydata >&2 || exit 1
 fi
 
-t0=$(date +%s)
-[ $demo -eq 1 ] && note "the Debian 12 cloud image (debootstrap, cached after the first build) ..."
-if [ $demo -eq 1 ]; then
-	base=$("$cloud/build-image.sh" "$kver" "$build" 2> >(sed -u 's/^/  /' >&2) | tail -n 1)
-else
-	base=$("$cloud/build-image.sh" "$kver" "$build" | tail -n 1)
-fi
-if [ ! -f "$base/.done" ]; then
+# image VAR LABEL WHAT CMD...: build or reuse a cached image with CMD,
+# whose last line of output is the image's directory; VAR gets it, or
+# nothing if CMD did not finish it.  The time goes in the timings, the
+# demo narrates WHAT and CMD's progress.
+image() {
+	local var=$1 label=$2 what=$3 t dir
+	shift 3
+	t=$(date +%s)
+	if [ $demo -eq 1 ]; then
+		note "$what ..."
+		dir=$("$@" 2> >(sed -u 's/^/  /' >&2) | tail -n 1)
+	else
+		dir=$("$@" | tail -n 1)
+	fi
+	t=$(( $(date +%s) - t ))
+	timed "$label ($( [ $t -le 5 ] && echo cached || echo built))" $t
+	[ -f "$dir/.done" ] || dir=
+	printf -v "$var" '%s' "$dir"
+}
+
+image base "base image" "the Debian 12 cloud image (debootstrap, cached after the first build)" \
+	"$cloud/build-image.sh" "$kver" "$build"
+if [ -z "$base" ]; then
 	note "the base image could not be built"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-t1=$(date +%s)
-timed "base image ($( [ $((t1 - t0)) -le 5 ] && echo cached || echo built))" $((t1 - t0))
 
 # The arm64 build image (scenario 8): built once and cached like the base;
 # each run boots a throw-away overlay of it as a disk of its own.
 arm64=
 case ",${tests:-s8}," in
 *,s8*)
-	t0=$(date +%s)
-	if [ $demo -eq 1 ]; then
-		note "the arm64 build image (debootstrap, second stage in an arm64 guest; cached) ..."
-		arm64=$("$top/images/arm64/build-image.sh" "$build" 2> >(sed -u 's/^/  /' >&2) | tail -n 1)
-	else
-		arm64=$("$top/images/arm64/build-image.sh" "$build" | tail -n 1)
-	fi
-	[ -f "$arm64/.done" ] || { note "no arm64 build image: scenario 8 will fail"; arm64=; }
-	t1=$(date +%s)
-	timed "arm64 image ($( [ $((t1 - t0)) -le 5 ] && echo cached || echo built))" $((t1 - t0))
+	image arm64 "arm64 image" "the arm64 build image (debootstrap, second stage in an arm64 guest; cached)" \
+		"$top/images/arm64/build-image.sh" "$build"
+	[ -n "$arm64" ] || note "no arm64 build image: scenario 8 will fail"
 	;;
 esac
+t1=$(date +%s)
 
 rm -rf "$run"
 mkdir -p "$logs"

@@ -209,14 +209,14 @@ start_ct() {
 	return 1
 }
 
-# build_map_subids: what liblxc needs to give a root-started container
-# the build map (container 1000 = host 1000) and a second range: it maps
-# the ids with newuidmap/newgidmap when they are installed, even for
-# root, and those check /etc/subuid and /etc/subgid for root like for
-# anyone.
-build_map_subids() {
+# add_subids ENTRY...: root's subordinate id ranges (root:START:COUNT)
+# in /etc/subuid and /etc/subgid, each added once.  liblxc maps the ids
+# of a root-started container with newuidmap/newgidmap when they are
+# installed, and those check these files for root like for anyone: the
+# build map's identity extent for 1000 needs root:1000:1.
+add_subids() {
 	for _f in /etc/subuid /etc/subgid; do
-		for _r in root:100000:65536 root:1000:1 root:200000:65536; do
+		for _r; do
 			grep -qx "$_r" "$_f" || echo "$_r" >> "$_f"
 		done
 	done

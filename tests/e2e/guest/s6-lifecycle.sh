@@ -36,7 +36,6 @@ done
 tap_start
 tap_plan 33
 T0=$(date +%s)
-step() { say "$* [$(( $(date +%s) - T0 ))s]"; }
 
 mkdir -p "$state" "$flags"
 chmod 1777 "$flags"
@@ -61,8 +60,7 @@ EOF
 chmod 755 "$hooks/fail" "$hooks/pause"
 
 mk_busybox_rootfs "$R"
-grep -q '^root:200000:65536$' /etc/subuid || echo 'root:200000:65536' >> /etc/subuid
-grep -q '^root:200000:65536$' /etc/subgid || echo 'root:200000:65536' >> /etc/subgid
+add_subids root:200000:65536
 
 # ct_config NAME [LINES...]: the plain shifted container on $R.
 ct_config() {
@@ -229,7 +227,6 @@ ct_config $ct
 t0=$(date +%s)
 bad=0
 ms_start=0 ms_stop=0
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
 for i in $(seq 1 $cycles); do
 	# lxc-start -d returns once the container runs (or failed)
 	a=$(ms)

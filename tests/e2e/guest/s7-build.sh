@@ -39,13 +39,10 @@ lxc_config c7 "$R" "lxc.include = $conf" "lxc.log.level = DEBUG" \
 	"lxc.mount.entry = $BUILD home/build none bind 0 0"
 set_build_idmap c7
 show "grep -e idmap -e mount.entry /var/lib/lxc/c7/config"
-# liblxc maps the ids with newuidmap/newgidmap when they are installed,
-# even when root starts the container, and those check /etc/subuid for
-# root like for anyone: the identity extent for 1000 needs its own entry.
-for f in /etc/subuid /etc/subgid; do
-	grep -q '^root:100000:65536$' $f || echo 'root:100000:65536' >> $f
-	sed -i '/^root:1000:1$/d' $f
-done
+# First without root:1000:1 (add_subids in lib.sh says why it is
+# needed): newuidmap must refuse the build map.
+add_subids root:100000:65536
+sed -i '/^root:1000:1$/d' /etc/subuid /etc/subgid
 if command -v newuidmap > /dev/null; then
 	if timeout 120 lxc-start -n c7 -d > "$state/c7.nosub" 2>&1 &&
 	   timeout 20 lxc-wait -n c7 -s RUNNING -t 10 > /dev/null 2>&1; then
@@ -59,9 +56,7 @@ if command -v newuidmap > /dev/null; then
 else
 	tap_skip "without root:1000:1 in /etc/subuid, c7 does not start" "no newuidmap: liblxc writes the maps itself as root"
 fi
-for f in /etc/subuid /etc/subgid; do
-	echo 'root:1000:1' >> $f
-done
+add_subids root:1000:1
 show "cat /etc/subuid"
 : > /var/log/lxc/c7.log
 if start_ct c7; then
@@ -103,9 +98,7 @@ step "Three overlay clones of one base, one with another id range"
 mk_busybox_rootfs "$B"
 echo base > "$B/etc/motd"
 lxc_config b7 "$B" "lxc.include = $conf" "lxc.log.level = DEBUG"
-for f in /etc/subuid /etc/subgid; do
-	grep -q '^root:200000:65536$' $f || echo 'root:200000:65536' >> $f
-done
+add_subids root:200000:65536
 listing "$B" > "$state/base.before"
 tap_diag "base: $(grep -c . "$state/base.before") lines of checksums and owners"
 
