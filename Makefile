@@ -172,7 +172,8 @@ demo-fast: setup
 	@$(TOP)/tests/run-guest.sh -c /usr/libexec/shiftfs/demo-cover-letter $(KVER) $(BUILD)
 
 # Benchmarks (not tests): plain, shiftfs, idmapped, bindfs and chown -R
-# side by side in one guest boot; results in build/bench/<kernel>/.
+# side by side in one guest boot, then the parallel workers in a second
+# (wall clock, 2 vCPUs); results in build/bench/<kernel>/.
 bench: setup
 	@$(MAKE) --no-print-directory initramfs
 	@$(TOP)/tests/bench/run-bench.sh $(KVER) $(BUILD)

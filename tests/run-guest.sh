@@ -3,7 +3,7 @@
 # Boot the busybox initramfs guest for one kernel, run the guest test
 # programs, and judge the run.
 #
-#   tests/run-guest.sh [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-T SECS] KVER BUILD_DIR
+#   tests/run-guest.sh [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-a ARG] [-T SECS] KVER BUILD_DIR
 #
 #   -i          under TCG: one vCPU and a deterministic clock (QEMU -icount,
 #               1 ns of guest time per guest instruction); the guest is told
@@ -12,6 +12,7 @@
 #   -t PATTERN  run only test programs whose name contains PATTERN
 #   -s warn     load the self-test module that WARNs (runner self-test)
 #   -c CMD      run CMD in the guest instead of the tests (benchmarks)
+#   -a ARG      one more kernel argument for CMD to read (shiftfs.NAME=VALUE)
 #   -T SECS     whole-guest timeout (default 1200)
 #
 # Failure is assumed until the guest says it finished: a guest that
@@ -21,20 +22,27 @@
 # "N passed, N failed[, N skipped]".
 set -u
 
-usage="usage: $0 [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-T SECS] KVER BUILD_DIR"
+usage="usage: $0 [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-a ARG] [-T SECS] KVER BUILD_DIR"
 icount=
+extra=
 mem=2048
 tests=
 selftest=
 cmd=
 limit=1200
-while getopts iM:t:s:c:T: opt; do
+while getopts iM:t:s:c:a:T: opt; do
 	case $opt in
 	i) icount=1 ;;
 	M) mem=$OPTARG ;;
 	t) tests=$OPTARG ;;
 	s) selftest=$OPTARG ;;
 	c) cmd=$OPTARG ;;
+	a)
+		case $OPTARG in
+		shiftfs.*=*[!A-Za-z0-9_,.=-]* | *' '*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE, letters, digits and _,.=-" >&2; exit 2 ;;
+		shiftfs.?*=*) extra="$extra $OPTARG" ;;
+		*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE" >&2; exit 2 ;;
+		esac ;;
 	T) limit=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
@@ -83,6 +91,7 @@ append="console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init no_timer_check
 [ -n "$selftest" ] && append="$append shiftfs.selftest=$selftest"
 [ -n "$cmd" ] && append="$append shiftfs.cmd=$cmd"
 [ -n "$icount" ] && append="$append shiftfs.clock=icount"
+append="$append$extra"
 
 echo "run-guest.sh: booting $kver ($accel${icount:+, icount}), logs in $logs/"
 start=$(date +%s)

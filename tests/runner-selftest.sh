@@ -149,6 +149,7 @@ bench_targets() (
 	W=$tmp/bench RAW=$tmp/bench/raw.txt NA=$tmp/bench/na.txt
 	COLS="plain shiftfs idmapped bindfs chown" REPS=1 BUDGET=900 CLOCK=wall
 	META_FILES=10 META_DIRS=1 DATA_MIB=1 RAND_COUNT=1 TREE_MIB=1 MEM_FILES=10
+	SECTIONS=${SECTIONS:-meta} PAR_FILES=10 PAR_DIRS=1 PAR_PASSES=1 PAR_REPS=2
 	rm -rf "$W"
 	mkdir -p "$W"
 	: > "$NA"
@@ -161,6 +162,10 @@ bench_targets() (
 	elapsed() { echo 1; }
 	eval "$bench_report"
 	report > /dev/null 2>&1
+	if [ -n "${BENCH_MD:-}" ]; then
+		cat "$W/results.md"
+		return
+	fi
 	sed 1d "$W/results.csv.targets" | awk -F'"' '{ split($3, f, ","); print $2 "\t" f[2] }'
 )
 # expect_target NAME-PREFIX STATE OUTPUT WHAT
@@ -205,6 +210,29 @@ else
 	out=$(bench_targets $good "na ext4 shiftfs module did not load")
 	unset IFS
 	expect_target "shiftfs <= 1.10x plain, every metadata" "NOT MEASURED" "$out" "shiftfs n/a is NOT MEASURED"
+	# The parallel section (a boot of its own, wall clock): the fastest
+	# repeat of each cell, its ratio to plain at the same N, and the
+	# time of N workers over that of one per column.
+	out=$(BENCH_MD=1 SECTIONS=par bench_targets "par ext4 stat-N1 plain 0.90" \
+		"par ext4 stat-N1 plain 0.50" "par ext4 stat-N1 shiftfs 0.60" \
+		"par ext4 stat-N1 shiftfs 0.70" "par ext4 stat-N2 plain 0.50" \
+		"par ext4 stat-N2 plain 0.55" "par ext4 stat-N2 shiftfs 1.20" \
+		"par ext4 stat-N2 shiftfs 0.90")
+	for want in "| ext4 stat-N1 | 500 ms (1.00x) | 600 ms (1.20x) | - |" \
+	    "| ext4 stat-N2 | 500 ms (1.00x) | 900 ms (1.80x) | - |" \
+	    "| ext4 stat-N2 / stat-N1 | 1.00 | 1.50 | - |"; do
+		if echo "$out" | grep -qxF -- "$want"; then
+			check 0 "bench: parallel section shows '$want'"
+		else
+			echo "$out" | sed 's/^/# /'
+			check 1 "bench: parallel section shows '$want'"
+		fi
+	done
+	if echo "$out" | grep -q "Targets"; then
+		check 1 "bench: the parallel boot alone judges no targets"
+	else
+		check 0 "bench: the parallel boot alone judges no targets"
+	fi
 fi
 
 # A real guest whose kernel WARNs while every test program passes must be
