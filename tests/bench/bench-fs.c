@@ -46,6 +46,7 @@
 #include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -188,6 +189,7 @@ static int cmd_par(long n, const char *what, const char *dir, long ndirs,
 {
 	int ready[2], go[2], status, bad = 0;
 	char w[4096], c;
+	pid_t pids[64];
 	double t0;
 
 	if (n < 1 || n > 64)
@@ -199,6 +201,7 @@ static int cmd_par(long n, const char *what, const char *dir, long ndirs,
 
 		if (pid < 0)
 			die("fork");
+		pids[i] = pid;
 		if (pid)
 			continue;
 		close(ready[0]);
@@ -208,6 +211,8 @@ static int cmd_par(long n, const char *what, const char *dir, long ndirs,
 			die("mkdir %s", w);
 		if (write(ready[1], "r", 1) != 1)
 			die("ready");
+		/* a worker that died before this leaves the parent EOF */
+		close(ready[1]);
 		if (read(go[0], &c, 1) < 0)	/* EOF: go */
 			die("go");
 		if (!strcmp(what, "create"))
@@ -220,9 +225,16 @@ static int cmd_par(long n, const char *what, const char *dir, long ndirs,
 	close(ready[1]);
 	close(go[0]);
 	for (long i = 0; i < n; i++) {
-		errno = ECHILD;
-		if (read(ready[0], &c, 1) != 1)
-			die("worker %ld never got ready", i);
+		if (read(ready[0], &c, 1) == 1)
+			continue;
+		/* don't leave the others waiting, or released unwatched */
+		for (long j = 0; j < n; j++)
+			kill(pids[j], SIGKILL);
+		while (wait(&status) > 0)
+			;
+		fprintf(stderr, "%s: par %s: a worker never got ready\n",
+			prog, what);
+		return 1;
 	}
 	t0 = now();
 	close(go[1]);
