@@ -39,7 +39,7 @@ while getopts iM:t:s:c:a:T: opt; do
 	c) cmd=$OPTARG ;;
 	a)
 		case $OPTARG in
-		shiftfs.*=*[!A-Za-z0-9_,.=-]* | *' '*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE, letters, digits and _,.=-" >&2; exit 2 ;;
+		shiftfs.*=*[!A-Za-z0-9_,.=-]*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE, letters, digits and _,.=-" >&2; exit 2 ;;
 		shiftfs.?*=*) extra="$extra $OPTARG" ;;
 		*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE" >&2; exit 2 ;;
 		esac ;;

@@ -86,8 +86,8 @@ boot() {
 	cp "$logs/tap.log" "$dir/tap.log" 2>/dev/null
 	cp "$logs/console.log" "$dir/console.log" 2>/dev/null
 	tr -d '\r' < "$logs/tap.log" > "$dir/tap.txt"
-	extract MD > "$dir/results.md.tmp"
-	extract CSV > "$dir/results.csv.tmp"
+	extract MD "$dir/tap.txt" > "$dir/results.md.tmp"
+	extract CSV "$dir/tap.txt" > "$dir/results.csv.tmp"
 	if [ -s "$dir/results.md.tmp" ] && [ -s "$dir/results.csv.tmp" ]; then
 		printf '\nHost wall-clock time of the guest run: %d s (%s).\n' \
 			"$(($(date +%s) - t0))" "$how" >> "$dir/results.md.tmp"
@@ -100,9 +100,10 @@ boot() {
 	fi
 	return $brc
 }
+# extract MD|CSV TAP: the lines between the guest's markers
 extract() {
 	awk -v b="BENCH-RESULTS-$1-BEGIN" -v e="BENCH-RESULTS-$1-END" \
-		'$0 == e { on = 0 } on { print } $0 == b { on = 1 }' "$dir/tap.txt"
+		'$0 == e { on = 0 } on { print } $0 == b { on = 1 }' "$2"
 }
 
 parts=${BENCH_PARTS:-main par}
