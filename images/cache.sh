@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Sourced by the image builders (images/cloud/build-image.sh,
 # images/arm64/build-image.sh), which define say().  A cached build is a
 # directory with a .done file in it; one build at a time per cache.

@@ -172,7 +172,6 @@ qpid=$!
 ) &
 ppid_=$!
 
-first=
 if [ $demo -eq 1 ]; then
 	# The narration: the scenarios' "# " lines, without TAP bookkeeping
 	# (tests/lib/tap.sh's "ok N NAME" lines as [ok], [FAILED], [skipped]).

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # The accelerator the test guests boot with, sourced by the fast runner
 # (tests/run-guest.sh) and the end-to-end runner (tests/e2e/run-e2e.sh).
 #

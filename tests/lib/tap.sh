@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # TAP for the shell tests, sourced (POSIX sh: busybox ash in the guest,
 # dash or bash on the host).  The fast guest installs it as
 # /tests/lib/tap.sh (images/mkinitramfs.sh), the e2e guest beside its

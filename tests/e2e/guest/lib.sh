@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Shared by the e2e scenario scripts (sourced).  TAP on stdout through
 # tests/lib/tap.sh (the guest driver sends it to the second serial port),
 # narration as "# " lines so that the demo and a failed run's log show
@@ -14,6 +15,7 @@ MAP=uidmap=0:100000:65536,gidmap=0:100000:65536
 # it there), ../../lib/tap.sh in the source tree.
 _tap_sh=$(dirname "$0")/tap.sh
 [ -f "$_tap_sh" ] || _tap_sh=$(dirname "$0")/../../lib/tap.sh
+# shellcheck source=../../lib/tap.sh
 . "$_tap_sh"
 
 say() { echo "#"; echo "# === $*"; }

@@ -35,7 +35,6 @@ for arg in $(cat /proc/cmdline); do
 done
 tap_start
 tap_plan 33
-T0=$(date +%s)
 
 mkdir -p "$state" "$flags"
 chmod 1777 "$flags"
@@ -227,7 +226,7 @@ ct_config $ct
 t0=$(date +%s)
 bad=0
 ms_start=0 ms_stop=0
-for i in $(seq 1 $cycles); do
+for i in $(seq 1 "$cycles"); do
 	# lxc-start -d returns once the container runs (or failed)
 	a=$(ms)
 	if ! timeout 60 lxc-start -n $ct -d > "$state/cycle.out" 2>&1; then

@@ -64,9 +64,9 @@ if start_ct c7; then
 	pid=$(lxc-info -n c7 -pH)
 	show "cat /proc/$pid/uid_map /proc/$pid/gid_map"
 	tap_eq "its init's uid_map has the three extents" \
-		"$(map_of $pid uid)" "$BUILD_MAP"
+		"$(map_of "$pid" uid)" "$BUILD_MAP"
 	tap_eq "its init's gid_map has the three extents" \
-		"$(map_of $pid gid)" "$BUILD_MAP"
+		"$(map_of "$pid" gid)" "$BUILD_MAP"
 	show "grep -a -e ' - shiftfs ' /proc/$pid/mountinfo"
 	timeout 60 lxc-attach -n c7 -u 1000 -g 1000 --clear-env -v PATH=/bin:/sbin -- \
 		sh -c 'echo built > /home/build/out.o' > "$state/build.out" 2>&1
@@ -87,7 +87,7 @@ if start_ct c7; then
 	stop_container c7
 else
 	tap_not_ok "c7 starts with the three-extent build map"
-	for i in 1 2 3 4 5; do tap_not_ok "(c7 did not start)"; done
+	for _ in 1 2 3 4 5; do tap_not_ok "(c7 did not start)"; done
 fi
 high=$(find "$R" -xdev \( -uid +99999 -o -gid +99999 \) -printf '%U:%G %p\n' | head -n 5)
 tap_eq "nothing in the rootfs is owned by a host id of 100000 or more" "$high" ""

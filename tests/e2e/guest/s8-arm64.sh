@@ -118,9 +118,9 @@ echo "#   $m"
 tap_eq "lxc-attach -n $ct -- uname -m: aarch64" "$m" "aarch64"
 show "cat /proc/$pid/uid_map /proc/$pid/gid_map"
 tap_eq "its init's uid_map is the build map" \
-	"$(map_of $pid uid)" "$BUILD_MAP"
+	"$(map_of "$pid" uid)" "$BUILD_MAP"
 tap_eq "its init's gid_map is the build map" \
-	"$(map_of $pid gid)" "$BUILD_MAP"
+	"$(map_of "$pid" gid)" "$BUILD_MAP"
 # (a sleep in a session of its own: lxc-attach ends its own process
 # group when it returns)
 echo "# \$ lxc-attach -n $ct -- sh -c 'setsid sleep 120 & ps -e -o pid,user,args'"
@@ -132,11 +132,11 @@ ask_ct $ct sh -c 'setsid sleep 120 < /dev/null > /dev/null 2>&1 & sleep 1; ps -e
 procs=$(find /sys/fs/cgroup/lxc.payload.$ct -name cgroup.procs -exec cat {} + 2>/dev/null)
 emu=
 for p in $procs; do
-	emu="$emu$(readlink /proc/$p/exe 2>/dev/null)
+	emu="$emu$(readlink "/proc/$p/exe" 2>/dev/null)
 "
 done
 printf '%s' "$emu" | sort | uniq -c | sed 's/^/#   host: /'
-n=$(echo $procs | wc -w)
+n=$(echo "$procs" | wc -w)
 got="$(printf '%s' "$emu" | grep -vc qemu-aarch64) of $n are not emulated"
 [ "$n" -gt 0 ] || got="no process found in lxc.payload.$ct"
 tap_eq "on the host, every process of $ct runs qemu-aarch64" "$got" "0 of $n are not emulated"
