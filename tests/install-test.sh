@@ -9,7 +9,6 @@
 #   tests/install-test.sh TOP BUILD_DIR
 set -u
 top=$1
-build=$2
 . "$(dirname "$0")/lib/tap.sh"
 
 tap_start

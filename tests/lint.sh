@@ -90,7 +90,6 @@ fi
 is_accepted_cp() {
 	local i
 	for i in "${!cp_types[@]}"; do
-		# shellcheck disable=SC2053
 		if [ "${cp_types[$i]}" = "$2" ] && [[ $1 == ${cp_files[$i]} ]]; then
 			return 0
 		fi
@@ -169,7 +168,7 @@ else
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		cp -p "$src"/*.c "$src"/*.h "$src"/Kbuild "$dir/"
-		make -C "$kdir" M="$dir" W=1 C=1 ${objs[@]:-modules} > "$log" 2>&1
+		make -C "$kdir" M="$dir" W=1 C=1 "${objs[@]:-modules}" > "$log" 2>&1
 		rc=$?
 		if [ $rc -ne 0 ]; then
 			grep -vE '^  (CC|CHECK|LD|MODPOST|LDS)' "$log" | sed 's/^/  /' | tail -n 30

@@ -74,7 +74,7 @@ check $? "scan fails on a missing log (exit 2)"
 # tap-summary.awk on canned TAP streams: summary TAP [-v var=value]...
 # runs it; $sum_rc is its exit status, $sum_out its output.
 summary() {
-	local tapfile=$1
+	local tapfile="$1"
 	shift
 	sum_out=$(awk "$@" -f "$here/tap-summary.awk" "$tapfile")
 	sum_rc=$?
@@ -92,7 +92,7 @@ expect() {
 	fi
 }
 prog() { # prog NAME RC LINES...: one program's TAP block
-	local name=$1 rc=$2
+	local name="$1" rc="$2"
 	shift 2
 	echo "# program: $name"
 	printf '%s\n' "$@"
@@ -183,7 +183,6 @@ if [ -z "$bench_report" ]; then
 else
 	good="meta ext4 create plain 1.00|meta ext4 create shiftfs 1.05|meta ext4 create bindfs 10|data ext4 write plain 1.00|data ext4 write shiftfs 1.02|shift ext4 10k shiftfs 0.10|shift ext4 100k shiftfs 0.12"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(bench_targets $good)
 	unset IFS
 	expect_target "shiftfs <= 1.10x plain, every metadata" MET "$out" "metadata 1.05x is MET"
@@ -191,7 +190,6 @@ else
 	expect_target "shiftfs >= 5x faster than bindfs" MET "$out" "bindfs 9.5x slower is MET"
 	expect_target "shiftfs mount time flat" MET "$out" "mount time 1.2x is MET"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(bench_targets $(echo "$good" | sed -e 's/create shiftfs 1.05/create shiftfs 1.20/' \
 		-e 's/write shiftfs 1.02/write shiftfs 1.05/' -e 's/bindfs 10/bindfs 2/' \
 		-e 's/100k shiftfs 0.12/100k shiftfs 0.20/'))
@@ -201,12 +199,10 @@ else
 	expect_target "shiftfs >= 5x faster than bindfs" MISSED "$out" "bindfs 1.9x slower is MISSED"
 	expect_target "shiftfs mount time flat" MISSED "$out" "mount time 2x is MISSED"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(bench_targets $good "meta ext4 stat plain 1.00")
 	unset IFS
 	expect_target "shiftfs <= 1.10x plain, every metadata" MISSED "$out" "a missing shiftfs cell is MISSED, not MET"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(bench_targets $good "na ext4 shiftfs module did not load")
 	unset IFS
 	expect_target "shiftfs <= 1.10x plain, every metadata" "NOT MEASURED" "$out" "shiftfs n/a is NOT MEASURED"

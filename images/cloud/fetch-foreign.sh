@@ -56,7 +56,6 @@ set -- -q -o Dir::Etc="$apt/etc" -o Dir::State::Lists="$apt/lists" \
 echo "fetch-foreign.sh: $pkgs ($arch) from Debian ..." >&2
 apt-get "$@" update >&2
 if [ -n "$outdir" ]; then
-	# shellcheck disable=SC2086
 	(cd "$outdir" && apt-get "$@" download $pkgs >&2)
 	exit 0
 fi

@@ -17,6 +17,7 @@ KIDS=
 # directory up in the source tree.
 tap_sh=$(dirname "$0")/lib/tap.sh
 [ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# shellcheck source=../lib/tap.sh
 . "$tap_sh"
 tap_start
 
@@ -112,7 +113,7 @@ t() {
 	name=$1
 	W=$ROOT/$((TAP_N + 1))
 	mkdir -p "$W"
-	( set -u; W=$W; "$name" ) > "$W/log" 2>&1
+	( set -u; "$name" ) > "$W/log" 2>&1
 	tap_result $? "$name" "$W/log"
 	for k in $(cat "$W/kids" 2>/dev/null); do kill "$k" 2>/dev/null; done
 	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |

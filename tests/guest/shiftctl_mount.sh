@@ -28,6 +28,7 @@ KIDS=
 # directory up in the source tree.
 tap_sh=$(dirname "$0")/lib/tap.sh
 [ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# shellcheck source=../lib/tap.sh
 . "$tap_sh"
 tap_start
 
@@ -149,7 +150,7 @@ t() {
 	name=$1
 	W=$ROOT/$((TAP_N + 1))
 	mkdir -p "$W"
-	( set -u; W=$W; snapshot_mounts; "$name" ) > "$W/log" 2>&1
+	( set -u; snapshot_mounts; "$name" ) > "$W/log" 2>&1
 	tap_result $? "$name" "$W/log"
 	# whatever the test left, so the next one starts clean
 	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |

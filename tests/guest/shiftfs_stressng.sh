@@ -9,6 +9,7 @@ set -u
 # directory up in the source tree.
 tap_sh=$(dirname "$0")/lib/tap.sh
 [ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# shellcheck source=../lib/tap.sh
 . "$tap_sh"
 tap_start
 tap_plan 3
