@@ -1,14 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# shiftfs: the one entry point.
+# shiftfs: the one entry point.  "make help" prints the "## " lines of
+# this file and of tests/e2e/e2e.mk: one line for every target (a new
+# target needs its line; tests/make-test.sh checks, in make check).
 #
-#   make                 build the module (for KVER) and shiftctl
-#   make check           host unit tests, then the guest test suite on the
-#                        6.1 and 6.12 cloud kernels (or just KVER if given)
-#   make test            check, then the end-to-end tests
-#   make demo            the cover-letter scene, narrated, in a guest
-#   make bench           benchmarks in a guest (not tests)
-#   make install         shiftctl, man page, LXC hook, module source (DKMS)
+## Usage: make [TARGET] [KVER=6.1|6.12|RELEASE] [TESTS=PATTERN] [E2E_TESTS=s1,...]
+## Start with:
+##   all               (the default) build the module for KVER, and shiftctl
+##   check             host tests, runner self-test, then the guest suite on 6.1 and 6.12 (or KVER)
+##   test              check, then the end-to-end scenarios (e2e)
+##   demo              the cover letter's scenes, narrated, in the cloud image guest
+##   install           shiftctl, man page, LXC hook, module source for DKMS
+## Build:
+##   module            shiftfs.ko for KVER, against linux-headers-KVER (KDIR=... is refused)
+##   shiftctl          the shiftctl tool, in build/shiftctl/
+##   guest-tests       the guest test programs, in build/tests/guest/
+##   bench-helpers     the benchmark helpers, in build/tests/bench/
+##   initramfs         the busybox guest's initramfs for KVER (module, shiftctl, tests)
+##   module-one        (internal) shiftfs.ko for the release K=RELEASE
+##   initramfs-one     (internal) kernel and initramfs for the release K=RELEASE
+##   deb               the shiftctl and shiftfs-dkms .debs, in build/deb/
+## Tests and checks:
+##   check-unit        the host unit tests only
+##   check-guest       the guest suite on KVER only; TESTS=PATTERN narrows it
+##   check-runner      the guest runner's own test (canned logs, a guest that WARNs)
+##   lint              checkpatch, W=1, sparse on the module; shellcheck on every shell file
+##   demo-fast         the cover letter's scene alone, in the busybox guest (~30 s)
+##   bench             benchmarks in a guest (not tests), in build/bench/
+##   kvers             what KVER (and the kernels make check uses) resolve to
+## Install:
+##   install-userspace shiftctl, man page, completion, LXC hook and config
+##   install-dkms-src  the module source and dkms.conf under /usr/src
+##   uninstall         remove what install put there
+##   dkms-install      register, build and install the module with DKMS for KVER
+## Set-up (install missing Debian packages, as root):
+##   setup             everything the tests need for the kernels in use
+##   setup-userspace   compiler and libraries for shiftctl
+##   setup-deb         setup-userspace and dpkg-dev
+##   setup-module      setup-userspace and linux-headers-KVER
+##   setup-dkms        setup-module and dkms
+##   setup-lint        setup-module, sparse, shellcheck, checkpatch's needs
+## Other:
+##   clean             remove build/ (kernels, images, everything built)
+##   help              this list
 #
 # KVER selects the kernel: a series (6.1, 6.12) or a release
 # (6.1.0-57-cloud-amd64).  Releases are resolved from apt, never hard-coded.
@@ -34,7 +68,12 @@ KVER = $(KVER_6.1)
 KVERS = $(KVER_6.1) $(KVER_6.12)
 endif
 
-KDIR ?= /usr/src/linux-headers-$(KVER)
+# The module is built against linux-headers-KVER: a KDIR given here would
+# be ignored, so it is refused (module/Makefile takes KDIR, for a tree of
+# one's own).
+ifneq ($(filter command line environment,$(origin KDIR)),)
+$(error KDIR=$(KDIR) is not used by this Makefile: the module is built against linux-headers-KVER (pick the kernel with KVER=6.1, 6.12 or a release); for another kernel tree: make -C module KDIR=$(KDIR))
+endif
 TESTS ?=
 
 CC ?= cc
@@ -55,6 +94,10 @@ all: module shiftctl
 
 kvers:
 	@echo "KVER=$(KVER)"; echo "KVERS=$(KVERS)"
+
+.PHONY: help
+help:
+	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
 
 # Install what is missing (a no-op when all is there).  setup is
 # everything the tests need, for every kernel this run uses; the others
@@ -101,8 +144,11 @@ $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_wa
 # checkpatch.pl, then W=1 and sparse on every kernel in KVERS: any
 # warning not in module/lint-accept (each entry says why) fails it
 # (tests/lint.sh; its own test is tests/lint-test.sh, run by make check).
+# Then shellcheck on every shell file (tests/lint-shell.sh, accept list
+# tests/shellcheck-accept); both run, either failing fails lint.
 lint: setup-lint
-	@$(TOP)/tests/lint.sh $(TOP)/module $(BUILD) $(KVERS)
+	@rc=0; $(TOP)/tests/lint.sh $(TOP)/module $(BUILD) $(KVERS) || rc=1; \
+	$(TOP)/tests/lint-shell.sh $(TOP) || rc=1; exit $$rc
 
 # ---- userspace ------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The fast tier ("make check"): host unit tests, the install and lint
+# The fast tier ("make check"): host unit tests, the install, make and lint
 # tests, the guest runner's own test, then the guest suite on each
 # kernel.  Each part ends with an "N passed, N failed" line; this adds
 # them up and ends with its own.
@@ -55,6 +55,7 @@ start=$(date +%s)
 if [ -z "$pattern" ]; then
 	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
 	run_part "install (host)" "$top/tests/install-test.sh" "$top" "$build"
+	run_part "make (host)" "$top/tests/make-test.sh" "$top" "$build"
 	# make lint's own test, on the first kernel only (one file built).
 	lint_kver=$(echo "$kvers" | awk '{ print $1 }')
 	run_part "lint (host, $lint_kver)" "$top/tests/lint-test.sh" "$top" "$build" "$lint_kver"

@@ -9,10 +9,11 @@
 # Uses TOP, BUILD and KVER from the including Makefile, and its module,
 # shiftctl and deb targets.
 #
-#   make cloud-image   build (or reuse) the cached base image for KVER
-#   make e2e           the end-to-end scenarios in the cloud image guest
-#   make e2e E2E_TESTS=s1,s3     only those scenarios
-#   make e2e-demo      the narrated demo (scenarios 4, 1, 8)
+# (make help prints the "## " lines)
+## End-to-end (the Debian 12 cloud image guest):
+##   e2e               the end-to-end scenarios; E2E_TESTS=s1,s3 runs only those
+##   e2e-demo          the narrated demo (scenarios 4, 1, 8)
+##   cloud-image       build (or reuse) the cached base image for KVER
 
 E2E_TESTS ?=
 
