@@ -10,7 +10,7 @@
 #   --deb        userspace + dpkg-dev (make deb: dpkg-shlibdeps, dpkg-buildflags)
 #   --module     userspace + linux-headers-KVER (make module)
 #   --dkms       module + dkms (make dkms-install)
-#   --lint       module + sparse (make lint)
+#   --lint       module + sparse, shellcheck (make lint)
 #   (none)       lint + the guest: QEMU and what the initramfs carries
 #                (make check, make test, make bench, make demo)
 #   --e2e        guest + what the cloud-image guest build needs, and
@@ -46,15 +46,16 @@ userspace) ;;
 deb) pkgs="$pkgs dpkg-dev" ;;
 module) headers "$@" ;;
 dkms) headers "$@"; pkgs="$pkgs dkms" ;;
-lint) headers "$@"; pkgs="$pkgs sparse xz-utils perl" ;;
+lint) headers "$@"; pkgs="$pkgs sparse shellcheck xz-utils perl" ;;
 guest|e2e)
 	headers "$@"
 	# Guest: emulator, initramfs contents (tools the guest tests drive);
-	# make check's lint test (sparse; checkpatch needs perl, xz-utils);
+	# make check's lint test (sparse, shellcheck; checkpatch needs perl,
+	# xz-utils);
 	# make test's e2e tier packs the .debs (dpkg-dev).
 	pkgs="$pkgs qemu-system-x86 busybox-static cpio kmod e2fsprogs xfsprogs
 	      btrfs-progs acl attr libcap2-bin stress-ng util-linux bindfs
-	      sparse perl xz-utils dpkg-dev"
+	      sparse shellcheck perl xz-utils dpkg-dev"
 	;;
 esac
 if [ "$mode" = e2e ]; then
