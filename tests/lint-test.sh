@@ -4,7 +4,11 @@
 # planted W=1 warning, sparse warning, checkpatch error, uncommented
 # accept entry and a sparse that cannot run must each fail the lint, with
 # the planted finding named; the unmodified copy must pass.  One kernel,
-# and only the planted file is compiled, to stay fast.  Prints TAP and
+# and only the planted file is compiled, to stay fast.  Then the shell
+# lint (tests/lint-shell.sh) on a small tree of its own: a planted
+# shellcheck finding, in a .sh file and in a file known by its #! only,
+# an uncommented or stale accept entry, an inline disable and a
+# shellcheck that cannot run must each fail it.  Prints TAP and
 # "N passed, N failed".
 #
 #   tests/lint-test.sh TOP BUILD_DIR KVER
@@ -111,6 +115,93 @@ elif grep -q '^lint: FAIL .*make W=1 C=1 exited' "$tmp/nosparse.out"; then
 else
 	tap_diag_file "$tmp/nosparse.out"
 	tap_not_ok "a sparse that cannot run fails lint: not for that reason"
+fi
+
+# ---- the shell lint ----------------------------------------------------------
+# shfresh: a tree of one clean script and an accept list without entries
+shfresh() {
+	rm -rf "$tmp/sh"
+	mkdir -p "$tmp/sh"
+	printf '#!/bin/sh\necho "$1"\n' > "$tmp/sh/clean.sh"
+	printf '# planted by tests/lint-test.sh: nothing accepted\n' > "$tmp/sh/accept"
+}
+
+# shlint NAME: run the shell lint on that tree, output in $tmp/NAME.out
+shlint() {
+	"$top/tests/lint-shell.sh" -a "$tmp/sh/accept" "$tmp/sh" > "$tmp/$1.out" 2>&1
+}
+
+# sh_expect_fail NAME MARKER: the shell lint fails and names MARKER
+sh_expect_fail() {
+	if shlint "$1"; then
+		tap_diag_file "$tmp/$1.out"
+		tap_not_ok "$1: shell lint passed"
+	elif ! grep -q -- "^shellcheck: FAIL .*$2" "$tmp/$1.out"; then
+		tap_diag_file "$tmp/$1.out"
+		tap_not_ok "$1: shell lint failed without naming '$2'"
+	else
+		tap_ok "$1"
+	fi
+}
+
+shfresh
+if shlint shclean && grep -q '^shellcheck: 0 findings, 0 accepted, 0 failed$' "$tmp/shclean.out"; then
+	tap_ok "a clean script passes the shell lint"
+else
+	tap_diag_file "$tmp/shclean.out"
+	tap_not_ok "a clean script passes the shell lint"
+fi
+
+# An unquoted expansion (SC2086) in a .sh file.
+shfresh
+printf 'echo $1\n' >> "$tmp/sh/clean.sh"
+sh_expect_fail "a shellcheck finding fails the shell lint" "clean.sh:3:6: .*\[SC2086\]"
+
+# The same in a file without .sh, found by its #! (as images/init).
+shfresh
+printf '#!/bin/sh\nrm -rf $1/x\n' > "$tmp/sh/init"
+sh_expect_fail "a finding in a #! file without .sh fails the shell lint" "init:2:8: .*\[SC2086\]"
+
+# Accepted with a reason, on that line only: passes.
+shfresh
+printf 'echo $1\n' >> "$tmp/sh/clean.sh"
+printf '\n# planted by tests/lint-test.sh\nclean.sh SC2086 ^echo \\$1$\n' >> "$tmp/sh/accept"
+if shlint shaccepted && grep -q '^shellcheck: 1 findings, 1 accepted, 0 failed$' "$tmp/shaccepted.out"; then
+	tap_ok "a commented accept entry lets its shellcheck finding through"
+else
+	tap_diag_file "$tmp/shaccepted.out"
+	tap_not_ok "a commented accept entry lets its shellcheck finding through"
+fi
+
+# The same entry without its reason does not count.
+shfresh
+printf 'echo $1\n' >> "$tmp/sh/clean.sh"
+printf '\nclean.sh SC2086\n' >> "$tmp/sh/accept"
+sh_expect_fail "a shell accept entry without a comment fails the shell lint" "without a comment"
+
+# An entry whose finding is gone (fixed, or the line changed) is stale.
+shfresh
+printf '\n# planted by tests/lint-test.sh\nclean.sh SC2086\n' >> "$tmp/sh/accept"
+sh_expect_fail "a shell accept entry matching nothing fails the shell lint" "matches no finding"
+
+# An inline disable hides a finding with no reason on record.
+shfresh
+printf '# shellcheck disable=SC2086\necho $1\n' >> "$tmp/sh/clean.sh"
+sh_expect_fail "an inline shellcheck disable fails the shell lint" "inline disable"
+
+# A shellcheck that cannot run fails it (no findings is not a pass).
+shfresh
+mkdir -p "$tmp/shbin"
+printf '#!/bin/sh\necho "shellcheck: cannot run" >&2\nexit 3\n' > "$tmp/shbin/shellcheck"
+chmod +x "$tmp/shbin/shellcheck"
+if PATH=$tmp/shbin:$PATH shlint shnocheck; then
+	tap_diag_file "$tmp/shnocheck.out"
+	tap_not_ok "a shellcheck that cannot run fails the shell lint: it passed"
+elif grep -q '^shellcheck: FAIL shellcheck exited 3' "$tmp/shnocheck.out"; then
+	tap_ok "a shellcheck that cannot run fails the shell lint"
+else
+	tap_diag_file "$tmp/shnocheck.out"
+	tap_not_ok "a shellcheck that cannot run fails the shell lint: not for that reason"
 fi
 
 tap_done
