@@ -5,10 +5,10 @@
 # accept entry and a sparse that cannot run must each fail the lint, with
 # the planted finding named; the unmodified copy must pass.  One kernel,
 # and only the planted file is compiled, to stay fast.  Then the shell
-# lint (tests/lint-shell.sh) on a small tree of its own: a planted
-# shellcheck finding, in a .sh file and in a file known by its #! only,
-# an uncommented or stale accept entry, an inline disable and a
-# shellcheck that cannot run must each fail it.  Prints TAP and
+# lint (tests/lint-shell.sh) on a small tree of its own: a planted shellcheck
+# finding, in a .sh file and in a file known by its #! only,
+# an uncommented or stale accept entry, an inline disable and a shellcheck
+# that cannot run must each fail it.  Prints TAP and
 # "N passed, N failed".
 #
 #   tests/lint-test.sh TOP BUILD_DIR KVER
