@@ -840,6 +840,35 @@ image_attach_shares() {
 	same_mounts
 }
 
+# An image on no loop device but open for writing by another process (a
+# virtual machine's disk, say): read-write is refused, read-only is not.
+image_open_for_write_refused() {
+	make_image "$W/disk.img"
+	mkdir "$W/a"
+	sh -c 'exec 3<>"$1"; exec sleep 600' sh "$W/disk.img" &
+	holder=$!
+	n=0
+	until [ -e "/proc/$holder/fd/3" ]; do
+		n=$((n + 1))
+		[ $n -gt 50 ] && fail "the holder never opened the image"
+		sleep 0.1
+	done
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	has err "$W/disk.img: open for writing by another process"
+	mounted "$W/a" && fail "mounted anyway"
+	no_loop "$W/disk.img"
+	no_tmpdirs
+	sc 0 mount --ro -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 umount "$W/a"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	no_loop "$W/disk.img"	# the read-only device, cleared
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 umount "$W/a"
+	no_loop "$W/disk.img"
+	same_mounts
+}
+
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root"
 command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
 
@@ -876,5 +905,6 @@ t image_rw_over_ro_refused
 t image_ro_over_rw_shares
 t image_overlap_refused
 t image_attach_shares
+t image_open_for_write_refused
 
 tap_done
