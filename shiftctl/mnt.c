@@ -376,6 +376,38 @@ static int loop_find(const char *image, const struct stat *st, bool ro,
 }
 
 /*
+ * On no loop device, an image may still be in use: open for writing by a
+ * process (a virtual machine's disk, say), whose writes a filesystem
+ * mounted read-write would fight.  A read lease, which the kernel grants
+ * on fd (read-only) only while nobody has the file open for writing, tells
+ * cheaply; it is dropped at once, SIGIO (a lease break) ignored meanwhile.
+ * A filesystem without leases is not checked.
+ */
+static int check_not_open_for_write(int fd, const char *display)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int ret = 0, e;
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGIO, &ign, &old);
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+	} else {
+		e = errno;
+		if (e == EAGAIN) {
+			warnx("%s: open for writing by another process (fuser -v shows which): refusing to mount it read-write (--ro is possible)",
+			      display);
+			ret = -EBUSY;
+		} else {
+			sc_debug("%s: no lease (%s): not known whether it is open for writing",
+				 display, strerror(e));
+		}
+	}
+	sigaction(SIGIO, &old, NULL);
+	return ret;
+}
+
+/*
  * Mount the filesystem on dev detached: a superblock read-only if sb_ro,
  * the mount read-only if mnt_ro; display names it in messages, quiet keeps
  * a refusal to ourselves.
@@ -559,6 +591,11 @@ int shift_build(const char *src, const struct shift_opts *o)
 		loopfd = loop_find(abs, &st, o->ro, loopdev, sizeof(loopdev));
 		if (loopfd == -ENOENT) {
 			shared = false;
+			if (!o->ro) {
+				ret = check_not_open_for_write(lockfd, src);
+				if (ret)
+					return ret;
+			}
 			loopfd = loop_attach(abs, o->ro, loopdev,
 					     sizeof(loopdev));
 		}
