@@ -8,8 +8,15 @@
  * layered on that.  Every early return closes what it opened, and closing
  * a detached mount fd dissolves the mount, whose last reference to the
  * loop device then clears it: a failure leaves nothing behind.
+ *
+ * An image already on a loop device (another shiftctl mount or attach, a
+ * host's mount -o loop) is not attached a second time: its device is
+ * reused, so the kernel hands back the one superblock (loopuse.h).  The
+ * image file's flock() serialises that look-up, the attach and the mount
+ * against other shiftctl processes.
  */
 #include <blkid.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libmount.h>
 #include <limits.h>
@@ -17,11 +24,13 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "loopuse.h"
 #include "shiftctl.h"
 #include "source.h"
 
@@ -247,9 +256,164 @@ static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
 	return -EBUSY;
 }
 
-/* Mount the filesystem on dev detached; display names it in messages. */
-static int lower_mount(const char *dev, const char *type, bool ro,
-		       const char *display)
+/*
+ * Where block device dev (its number rdev) is mounted in our namespace,
+ * as " (mounted on DIR)" or " (shifted on DIR)" for a shiftfs mount that
+ * shiftctl made from it; "" if nowhere we can see.
+ */
+static void where_mounted(const char *dev, dev_t rdev, char *buf, size_t size)
+{
+	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	struct libmnt_table *tb;
+	struct libmnt_iter *itr;
+	struct libmnt_fs *fs;
+	const char *how = NULL, *target = NULL, *src;
+	char name[40];
+
+	buf[0] = '\0';
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	itr = mnt_new_iter(MNT_ITER_FORWARD);
+	while (tb && itr && !mnt_table_next_fs(tb, itr, &fs)) {
+		src = mnt_fs_get_source(fs);
+		if (mnt_fs_get_devno(fs) == rdev) {
+			how = "mounted";
+			target = mnt_fs_get_target(fs);
+			break;
+		}
+		if (!how && mnt_fs_match_fstype(fs, "shiftfs") && src &&
+		    !source_tmpdir_dev(src, name, sizeof(name)) &&
+		    !strcmp(name, base)) {
+			how = "shifted";	/* a mount of dev's own wins */
+			target = mnt_fs_get_target(fs);
+		}
+	}
+	if (how && target)
+		snprintf(buf, size, " (%s on %s)", how, target);
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+}
+
+static void where_mounted_path(const char *dev, char *buf, size_t size)
+{
+	struct stat st;
+
+	buf[0] = '\0';
+	if (!stat(dev, &st) && S_ISBLK(st.st_mode))
+		where_mounted(dev, st.st_rdev, buf, size);
+}
+
+/*
+ * A loop device already backed by the whole of image (st), open so that
+ * it cannot clear itself under us, its name in dev; -ENOENT if none; a
+ * refusal (said) if one holds a part of the image or is read-only and
+ * read-write is asked.  The caller holds the image's flock().
+ */
+static int loop_find(const char *image, const struct stat *st, bool ro,
+		     char *dev, size_t devsz)
+{
+	char where[PATH_MAX + 32], name[32];
+	int fd, keep = -ENOENT, ret = 0;
+	struct loop_info64 info;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir("/sys/block");
+	if (!dir) {
+		ret = -errno;
+		warnc(-ret, "/sys/block: cannot look for loop devices on %s",
+		      image);
+		return ret;
+	}
+	while (!ret && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "loop", 4) || !de->d_name[4] ||
+		    !all_digits(de->d_name + 4) ||
+		    snprintf(name, sizeof(name), "/dev/%s", de->d_name) >=
+		    (int)sizeof(name))
+			continue;
+		/* opened first: the status read then is one that lasts */
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, LOOP_GET_STATUS64, &info)) {
+			close(fd);	/* unbound */
+			continue;
+		}
+		switch (loop_use(&info, st, ro)) {
+		case LOOP_UNRELATED:
+			break;
+		case LOOP_SHARE:
+			if (keep >= 0)	/* another whole one: keep the first */
+				break;
+			keep = fd;
+			fd = -EBADF;
+			snprintf(dev, devsz, "%s", name);
+			break;
+		case LOOP_READ_ONLY:
+			where_mounted_path(name, where, sizeof(where));
+			warnx("%s: in use read-only on %s%s: cannot share it read-write (try --ro)",
+			      image, name, where);
+			ret = -EROFS;
+			break;
+		case LOOP_OVERLAP:
+			where_mounted_path(name, where, sizeof(where));
+			warnx("%s: %s holds a part of it (offset %llu, size limit %llu)%s: refusing a second view of one file",
+			      image, name, (unsigned long long)info.lo_offset,
+			      (unsigned long long)info.lo_sizelimit, where);
+			ret = -EBUSY;
+			break;
+		}
+		closep(&fd);
+	}
+	closedir(dir);
+	if (ret) {
+		closep(&keep);
+		dev[0] = '\0';
+		return ret;
+	}
+	if (keep >= 0)
+		sc_debug("%s is on %s already: sharing it", image, dev);
+	return keep;
+}
+
+/*
+ * On no loop device, an image may still be in use: open for writing by a
+ * process (a virtual machine's disk, say), whose writes a filesystem
+ * mounted read-write would fight.  A read lease, which the kernel grants
+ * on fd (read-only) only while nobody has the file open for writing, tells
+ * cheaply; it is dropped at once, SIGIO (a lease break) ignored meanwhile.
+ * A filesystem without leases is not checked.
+ */
+static int check_not_open_for_write(int fd, const char *display)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int ret = 0, e;
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGIO, &ign, &old);
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+	} else {
+		e = errno;
+		if (e == EAGAIN) {
+			warnx("%s: open for writing by another process (fuser -v shows which): refusing to mount it read-write (--ro is possible)",
+			      display);
+			ret = -EBUSY;
+		} else {
+			sc_debug("%s: no lease (%s): not known whether it is open for writing",
+				 display, strerror(e));
+		}
+	}
+	sigaction(SIGIO, &old, NULL);
+	return ret;
+}
+
+/*
+ * Mount the filesystem on dev detached: a superblock read-only if sb_ro,
+ * the mount read-only if mnt_ro; display names it in messages, quiet keeps
+ * a refusal to ourselves.
+ */
+static int lower_mount_as(const char *dev, const char *type, bool sb_ro,
+			  bool mnt_ro, bool quiet, const char *display)
 {
 	_cleanup_close_ int fsfd = -EBADF;
 	int mfd;
@@ -258,18 +422,57 @@ static int lower_mount(const char *dev, const char *type, bool ro,
 	if (fsfd < 0)
 		return fsfd;
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", dev, 0))
-		return fs_fail(fsfd, false, "%s: %s rejects source %s",
+		return fs_fail(fsfd, quiet, "%s: %s rejects source %s",
 			       display, type, dev);
-	if (ro && fsconfig(fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
-		return fs_fail(fsfd, false, "%s: %s rejects ro", display, type);
+	if (sb_ro && fsconfig(fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
+		return fs_fail(fsfd, quiet, "%s: %s rejects ro", display, type);
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
-		return fs_fail(fsfd, false, "%s: cannot mount its %s filesystem",
+		return fs_fail(fsfd, quiet, "%s: cannot mount its %s filesystem",
 			       display, type);
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, ro ? MOUNT_ATTR_RDONLY : 0);
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, mnt_ro ? MOUNT_ATTR_RDONLY : 0);
 	if (mfd < 0)
-		return fs_fail(fsfd, false, "%s: fsmount %s", display, type);
-	sc_debug("%s: %s on %s mounted detached", display, type, dev);
+		return fs_fail(fsfd, quiet, "%s: fsmount %s", display, type);
+	sc_debug("%s: %s on %s mounted detached%s", display, type, dev,
+		 sb_ro ? ", read-only" : mnt_ro ? ", read-only on a read-write superblock" : "");
 	return mfd;
+}
+
+/*
+ * Mount the filesystem on dev detached.  On a device that may be mounted
+ * already (shared), the kernel hands back its superblock, and refuses
+ * (EBUSY) where that would change the superblock's read-only state: then
+ * read-only is a read-only mount of the read-write superblock, and
+ * read-write on a read-only one is refused, saying where it is mounted.
+ */
+static int lower_mount(const char *dev, const char *type, bool ro,
+		       bool shared, const char *display)
+{
+	char where[PATH_MAX + 32];
+	int mfd, probe;
+
+	if (!shared)
+		return lower_mount_as(dev, type, ro, ro, false, display);
+	mfd = lower_mount_as(dev, type, ro, ro, true, display);
+	if (mfd >= 0)
+		return mfd;
+	if (mfd == -EBUSY && ro) {
+		mfd = lower_mount_as(dev, type, false, true, true, display);
+		if (mfd >= 0)
+			return mfd;
+	}
+	if (mfd == -EBUSY && !ro) {
+		/* read-only is accepted: the superblock is read-only */
+		probe = lower_mount_as(dev, type, true, true, true, display);
+		if (probe >= 0) {
+			close(probe);
+			where_mounted_path(dev, where, sizeof(where));
+			warnx("%s: its %s filesystem on %s is read-only%s: cannot share it read-write (try --ro)",
+			      display, type, dev, where);
+			return -EROFS;
+		}
+	}
+	/* say why, this time */
+	return lower_mount_as(dev, type, ro, ro, false, display);
 }
 
 /*
@@ -336,9 +539,10 @@ out:
 int shift_build(const char *src, const struct shift_opts *o)
 {
 	char loopdev[32] = "", fstype[32];
-	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF;
+	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF, lockfd = -EBADF;
 	_cleanup_free_ char *abs = NULL;
 	const char *dev = src;
+	bool shared = true;	/* a block device or a loop device found */
 	struct statvfs sv;
 	struct stat st;
 	int ret;
@@ -377,16 +581,34 @@ int shift_build(const char *src, const struct shift_opts *o)
 	if (ret)
 		return ret;
 	if (S_ISREG(st.st_mode)) {
-		loopfd = loop_attach(abs, o->ro, loopdev, sizeof(loopdev));
+		/* one shiftctl at a time finds, attaches and mounts an image */
+		lockfd = open(abs, O_RDONLY | O_CLOEXEC);
+		if (lockfd < 0 || flock(lockfd, LOCK_EX)) {
+			ret = -errno;
+			warnc(-ret, "%s: cannot lock", src);
+			return ret;
+		}
+		loopfd = loop_find(abs, &st, o->ro, loopdev, sizeof(loopdev));
+		if (loopfd == -ENOENT) {
+			shared = false;
+			if (!o->ro) {
+				ret = check_not_open_for_write(lockfd, src);
+				if (ret)
+					return ret;
+			}
+			loopfd = loop_attach(abs, o->ro, loopdev,
+					     sizeof(loopdev));
+		}
 		if (loopfd < 0)
 			return loopfd;
 		dev = loopdev;
 	}
-	lowerfd = lower_mount(dev, fstype, o->ro, src);
+	lowerfd = lower_mount(dev, fstype, o->ro, shared, src);
 	if (lowerfd < 0)
 		return lowerfd;
 	/* the mounted filesystem holds the loop device from now on */
 	closep(&loopfd);
+	closep(&lockfd);
 	/* the lower filesystem is our own mount: no flags to inherit */
 	return shift_over_detached(lowerfd, dev, src, o,
 				   shift_mount_attr(o->kind, o->ro, o->suid, 0));

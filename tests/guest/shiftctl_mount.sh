@@ -624,6 +624,252 @@ attach_failures_leave_nothing() {
 	kill "$kid"
 }
 
+# ---- one image, one filesystem --------------------------------------------
+# A second use of an image that is already attached to a loop device shares
+# that device and so the one superblock (issue 23); what cannot be shared
+# is refused, naming where the image is in use, and leaves nothing behind.
+
+loop_count() { loops_of "$1" | wc -l; }
+
+# write_as UID DIR NAME: 300 files NAME0..NAME299 and a directory NAME-dir
+# written through DIR by host uid UID (a container's root, seen from here).
+write_as() {
+	/usr/bin/setpriv --reuid "$1" --regid "$1" --clear-groups --inh-caps=-all \
+		sh -c 'i=0
+			while [ $i -lt 300 ]; do
+				echo "$2$i" > "$1/$2$i" || exit 1
+				i=$((i + 1))
+			done
+			mkdir "$1/$2-dir"' sh "$2" "$3"
+}
+
+# on_image IMG NAME: how many of write_as's NAME files (and NAME-dir, +1)
+# the image holds, read through a fresh read-only mount of it.
+on_image() {
+	mkdir -p "$W/check"
+	mount -o ro,loop "$1" "$W/check" || { echo unmountable; return; }
+	n=$(ls "$W/check" | grep -c "^$2[0-9]*\$")
+	[ -d "$W/check/$2-dir" ] && n=$((n + 1))
+	umount "$W/check"
+	echo "$n"
+}
+
+# The issue's reproducer: two containers' mounts of one image, 300 files
+# and a directory written through each, e2fsck clean and every write kept.
+image_two_mounts_share() {
+	make_image "$W/disk.img"
+	mkdir "$W/a" "$W/b"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 mount -u 0:200000:65536 -g 0:200000:65536 "$W/disk.img" "$W/b"
+	echo "loop devices on the image: $(loops_of "$W/disk.img" | tr '\n' ' ')"
+	loops=$(loop_count "$W/disk.img")
+	write_as 100000 "$W/a" fa || fail "writing through $W/a failed"
+	write_as 200000 "$W/b" fb || fail "writing through $W/b failed"
+	b_sees=$(ls "$W/b" | grep -c '^fa[0-9]*$')
+	a_sees=$(ls "$W/a" | grep -c '^fb[0-9]*$')
+	fa0_in_b=$(owner "$W/b/fa0" 2>&1)
+	sc 0 umount "$W/b"
+	sc 0 umount "$W/a"
+	no_loop "$W/disk.img"
+	e2fsck -fn "$W/disk.img" > "$W/fsck" 2>&1
+	fsck_rc=$?
+	sed 's/^/  e2fsck: /' "$W/fsck"
+	fa=$(on_image "$W/disk.img" fa)
+	fb=$(on_image "$W/disk.img" fb)
+	echo "on the image: fa $fa fb $fb; a sees $a_sees fb, b sees $b_sees fa"
+	no_loop "$W/disk.img"
+	[ "$fsck_rc" = 0 ] || fail "e2fsck -fn exited $fsck_rc: the image is corrupt"
+	[ "$fa" = 301 ] || fail "writes through $W/a lost: $fa of 301 names on the image"
+	[ "$fb" = 301 ] || fail "writes through $W/b lost: $fb of 301 names on the image"
+	[ "$loops" = 1 ] || fail "$loops loop devices on one image"
+	[ "$b_sees" = 300 ] || fail "$W/b sees $b_sees of the 300 files written through $W/a"
+	[ "$a_sees" = 300 ] || fail "$W/a sees $a_sees of the 300 files written through $W/b"
+	[ "$fa0_in_b" = 200000:200000 ] || fail "fa0 through $W/b: $fa0_in_b, want 200000:200000"
+	same_mounts
+	no_tmpdirs
+}
+
+# Mounts racing for one image: one loop device, one filesystem.
+image_concurrent_mounts_share() {
+	make_image "$W/disk.img"
+	pids=
+	for i in 1 2 3 4; do
+		mkdir "$W/m$i"
+		"$SC" mount -u "0:${i}00000:65536" -g "0:${i}00000:65536" \
+			"$W/disk.img" "$W/m$i" > "$W/out$i" 2>&1 &
+		pids="$pids $!"
+	done
+	i=1
+	for p in $pids; do
+		wait "$p"
+		rc=$?
+		sed "s/^/  mount $i: /" "$W/out$i"
+		[ $rc = 0 ] || fail "mount $i exited $rc"
+		i=$((i + 1))
+	done
+	echo "loop devices on the image: $(loops_of "$W/disk.img" | tr '\n' ' ')"
+	[ "$(loop_count "$W/disk.img")" = 1 ] ||
+		fail "$(loop_count "$W/disk.img") loop devices on one image"
+	/usr/bin/setpriv --reuid 100000 --regid 100000 --clear-groups --inh-caps=-all \
+		sh -c "echo one > $W/m1/from-1" || fail "cannot write through m1"
+	[ "$(cat "$W/m4/from-1" 2>&1)" = one ] || fail "m4 does not see m1's write"
+	for i in 1 2 3 4; do sc 0 umount "$W/m$i"; done
+	no_loop "$W/disk.img"
+	same_mounts
+}
+
+# Mounted on the host with mount -o loop first: shiftctl shares its device.
+image_host_loop_mount_shared() {
+	make_image "$W/disk.img"
+	mkdir "$W/h" "$W/a"
+	mount -o loop "$W/disk.img" "$W/h" || fail "mount -o loop failed"
+	loop=$(loops_of "$W/disk.img")
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	has err "/dev/${loop##*/}"
+	[ "$(loop_count "$W/disk.img")" = 1 ] ||
+		fail "loop devices: $(loops_of "$W/disk.img" | tr '\n' ' ')"
+	/usr/bin/setpriv --reuid 100000 --regid 100000 --clear-groups --inh-caps=-all \
+		sh -c "echo shifted > $W/a/from-shift" || fail "cannot write through $W/a"
+	[ "$(cat "$W/h/from-shift" 2>&1)" = shifted ] || fail "the host mount does not see the write"
+	[ "$(owner "$W/h/from-shift")" = 0:0 ] || fail "from-shift on the host: $(owner "$W/h/from-shift")"
+	echo host > "$W/h/from-host"
+	[ "$(cat "$W/a/from-host" 2>&1)" = host ] || fail "the shiftfs mount does not see the host's write"
+	sc 0 umount "$W/a"
+	[ "$(loops_of "$W/disk.img")" = "$loop" ] || fail "the host's loop device went away"
+	umount "$W/h"
+	no_loop "$W/disk.img"
+	e2fsck -fn "$W/disk.img" > /dev/null 2>&1 || fail "e2fsck -fn: image corrupt"
+	same_mounts
+}
+
+# A read-write request on a read-only loop device, or on a filesystem
+# mounted read-only, is refused naming the device and the mount point;
+# read-only on read-only shares.
+image_rw_over_ro_refused() {
+	make_image "$W/disk.img"
+	mkdir "$W/h" "$W/a"
+	mount -o ro,loop "$W/disk.img" "$W/h" || fail "mount -o ro,loop failed"
+	loop=$(loops_of "$W/disk.img")
+	[ "$(cat "$loop/ro")" = 1 ] || fail "$loop is not read-only"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	has err "/dev/${loop##*/}"
+	has err "read-only"
+	has err "$W/h"
+	has err "--ro"
+	mounted "$W/a" && fail "mounted anyway"
+	[ "$(loop_count "$W/disk.img")" = 1 ] ||
+		fail "loop devices: $(loops_of "$W/disk.img" | tr '\n' ' ')"
+	no_tmpdirs
+	sc 0 mount --ro -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	[ "$(loop_count "$W/disk.img")" = 1 ] || fail "ro over ro: a second loop device"
+	[ "$(cat "$W/a/root-file")" = root ] || fail "ro over ro: content"
+	sc 0 umount "$W/a"
+	umount "$W/h"
+	no_loop "$W/disk.img"
+	# a read-write loop device whose filesystem is mounted read-only
+	dev=$(/usr/sbin/losetup -f --show "$W/disk.img") || fail "losetup failed"
+	mount -o ro "$dev" "$W/h" || fail "mount -o ro $dev failed"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	has err "$dev"
+	has err "read-only"
+	has err "$W/h"
+	mounted "$W/a" && fail "mounted anyway"
+	[ "$(loop_count "$W/disk.img")" = 1 ] || fail "a second loop device"
+	umount "$W/h"
+	/usr/sbin/losetup -d "$dev"
+	no_loop "$W/disk.img"
+	no_tmpdirs
+	same_mounts
+}
+
+# Read-only on top of read-write shares the filesystem, mounted read-only.
+image_ro_over_rw_shares() {
+	make_image "$W/disk.img"
+	mkdir "$W/a" "$W/b"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 mount --ro -u 0:200000:65536 -g 0:200000:65536 "$W/disk.img" "$W/b"
+	[ "$(loop_count "$W/disk.img")" = 1 ] ||
+		fail "loop devices: $(loops_of "$W/disk.img" | tr '\n' ' ')"
+	has_opt "$W/b" ro || fail "$W/b is not read-only: $(mnt_opts "$W/b")"
+	as1() { /usr/bin/setpriv --reuid "$1" --regid "$1" --clear-groups --inh-caps=-all sh -c "$2"; }
+	as1 100000 "echo rw > $W/a/new" || fail "$W/a is not writable"
+	[ "$(cat "$W/b/new" 2>&1)" = rw ] || fail "$W/b does not see $W/a's write"
+	as1 200000 "touch $W/b/x" 2>/dev/null && fail "wrote through the read-only $W/b"
+	sc 0 umount "$W/b"
+	as1 100000 "echo still > $W/a/new2" || fail "$W/a is not writable after $W/b went"
+	sc 0 umount "$W/a"
+	no_loop "$W/disk.img"
+	e2fsck -fn "$W/disk.img" > /dev/null 2>&1 || fail "e2fsck -fn: image corrupt"
+	same_mounts
+}
+
+# A loop device on a part of the image (another offset): refused.
+image_overlap_refused() {
+	make_image "$W/disk.img"
+	mkdir "$W/a"
+	dev=$(/usr/sbin/losetup -f --show -o 1048576 "$W/disk.img") || fail "losetup -o failed"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	has err "$dev"
+	has err "offset 1048576"
+	mounted "$W/a" && fail "mounted anyway"
+	[ "$(loop_count "$W/disk.img")" = 1 ] || fail "a second loop device"
+	/usr/sbin/losetup -d "$dev"
+	no_loop "$W/disk.img"
+	no_tmpdirs
+	same_mounts
+}
+
+# attach takes the same path: into a container while mounted on the host.
+image_attach_shares() {
+	kid=$(userns_child mntns) || fail "$kid"
+	KIDS="$KIDS $kid"
+	make_image "$W/disk.img"
+	mkdir "$W/a"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 attach --path /mnt/shared-img "$kid" "$W/disk.img"
+	[ "$(loop_count "$W/disk.img")" = 1 ] ||
+		fail "loop devices: $(loops_of "$W/disk.img" | tr '\n' ' ')"
+	nsenter -t "$kid" -U -m sh -c 'echo ct > /mnt/shared-img/from-ct' ||
+		fail "the container cannot write to the attached image"
+	[ "$(cat "$W/a/from-ct" 2>&1)" = ct ] || fail "$W/a does not see the container's write"
+	[ "$(owner "$W/a/from-ct")" = 100000:100000 ] || fail "from-ct: $(owner "$W/a/from-ct")"
+	sc 0 detach "$kid" /mnt/shared-img
+	sc 0 umount "$W/a"
+	no_loop "$W/disk.img"
+	kill "$kid"
+	rmdir /mnt/shared-img 2>/dev/null
+	same_mounts
+}
+
+# An image on no loop device but open for writing by another process (a
+# virtual machine's disk, say): read-write is refused, read-only is not.
+image_open_for_write_refused() {
+	make_image "$W/disk.img"
+	mkdir "$W/a"
+	sh -c 'exec 3<>"$1"; exec sleep 600' sh "$W/disk.img" &
+	holder=$!
+	n=0
+	until [ -e "/proc/$holder/fd/3" ]; do
+		n=$((n + 1))
+		[ $n -gt 50 ] && fail "the holder never opened the image"
+		sleep 0.1
+	done
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	has err "$W/disk.img: open for writing by another process"
+	mounted "$W/a" && fail "mounted anyway"
+	no_loop "$W/disk.img"
+	no_tmpdirs
+	sc 0 mount --ro -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 umount "$W/a"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	no_loop "$W/disk.img"	# the read-only device, cleared
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/a"
+	sc 0 umount "$W/a"
+	no_loop "$W/disk.img"
+	same_mounts
+}
+
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root"
 command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
 
@@ -653,5 +899,13 @@ t attach_dir_custom_path
 t mount_340_extents
 t mark_mount_from_userns_unmark
 t attach_failures_leave_nothing
+t image_two_mounts_share
+t image_concurrent_mounts_share
+t image_host_loop_mount_shared
+t image_rw_over_ro_refused
+t image_ro_over_rw_shares
+t image_overlap_refused
+t image_attach_shares
+t image_open_for_write_refused
 
 tap_done

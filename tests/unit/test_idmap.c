@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit tests of shiftctl's pure logic (shiftctl/idmap.c, json.c,
- * source.c, mntattr.c):
+ * source.c, mntattr.c, loopuse.c):
  * every malformed map is rejected with a message naming it, maps survive
  * the option-string round trip, and /proc uid_map text derives the right
  * shiftfs options.  No root, no kernel features.
@@ -19,6 +19,7 @@
 
 #include "idmap.h"
 #include "json.h"
+#include "loopuse.h"
 #include "mntattr.h"
 #include "source.h"
 
@@ -514,6 +515,78 @@ TEST(mount_attr_marks_keep_ro_only)
 	EXPECT_EQ(shift_mount_attr(SHIFT_FROM_MARK, false, false, ST_NOSUID | ST_NOEXEC), 0u);
 	EXPECT_EQ(shift_mount_attr(SHIFT_FROM_MARK, true, false, 0), ro);
 	EXPECT_EQ(shift_mount_attr(SHIFT_MARK, false, false, 0), 0u);
+}
+
+/* A loop device on an image: st_dev 0x803, inode 12, 32 MiB. */
+static struct stat img = { .st_dev = 0x803, .st_ino = 12,
+			   .st_size = 32 << 20 };
+
+static struct loop_info64 lo(uint64_t dev, uint64_t ino, uint64_t offset,
+			     uint64_t sizelimit, uint32_t flags)
+{
+	return (struct loop_info64){ .lo_device = dev, .lo_inode = ino,
+				     .lo_offset = offset,
+				     .lo_sizelimit = sizelimit,
+				     .lo_flags = flags };
+}
+
+static int use(const struct loop_info64 *i, bool ro)
+{
+	return (int)loop_use(i, &img, ro);
+}
+
+/* The whole image, as asked: shared, whatever else its flags say. */
+TEST(loop_use_whole_image_is_shared)
+{
+	struct loop_info64 i;
+
+	i = lo(0x803, 12, 0, 0, LO_FLAGS_AUTOCLEAR);
+	EXPECT_EQ(use(&i, false), (int)LOOP_SHARE);
+	EXPECT_EQ(use(&i, true), (int)LOOP_SHARE);
+	/* a size limit at or past the end still covers it all */
+	i = lo(0x803, 12, 0, 32 << 20, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_SHARE);
+	i = lo(0x803, 12, 0, 64 << 20, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_SHARE);
+	/* read-only on read-only */
+	i = lo(0x803, 12, 0, 0, LO_FLAGS_READ_ONLY);
+	EXPECT_EQ(use(&i, true), (int)LOOP_SHARE);
+}
+
+/* Read-write on a read-only device: refused. */
+TEST(loop_use_rw_on_ro_device)
+{
+	struct loop_info64 i = lo(0x803, 12, 0, 0,
+				  LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR);
+
+	EXPECT_EQ(use(&i, false), (int)LOOP_READ_ONLY);
+}
+
+/* A part of the image is an overlap, read-only or not. */
+TEST(loop_use_part_is_an_overlap)
+{
+	struct loop_info64 i;
+
+	i = lo(0x803, 12, 1 << 20, 0, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_OVERLAP);
+	EXPECT_EQ(use(&i, true), (int)LOOP_OVERLAP);
+	i = lo(0x803, 12, 0, 1 << 20, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_OVERLAP);
+	i = lo(0x803, 12, 512, 0, LO_FLAGS_READ_ONLY);
+	EXPECT_EQ(use(&i, false), (int)LOOP_OVERLAP);
+}
+
+/* Another file (device or inode), or an offset past the end: unrelated. */
+TEST(loop_use_other_files_unrelated)
+{
+	struct loop_info64 i;
+
+	i = lo(0x803, 13, 0, 0, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_UNRELATED);
+	i = lo(0x804, 12, 0, 0, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_UNRELATED);
+	i = lo(0x803, 12, 32 << 20, 0, 0);
+	EXPECT_EQ(use(&i, false), (int)LOOP_UNRELATED);
 }
 
 TEST_HARNESS_MAIN
