@@ -643,12 +643,17 @@ write_as() {
 			mkdir "$1/$2-dir"' sh "$2" "$3"
 }
 
+# names_like DIR NAME: how many of write_as's NAME files DIR holds.
+names_like() {
+	find "$1" -maxdepth 1 -name "$2[0-9]*" ! -name "*-dir" | wc -l
+}
+
 # on_image IMG NAME: how many of write_as's NAME files (and NAME-dir, +1)
 # the image holds, read through a fresh read-only mount of it.
 on_image() {
 	mkdir -p "$W/check"
 	mount -o ro,loop "$1" "$W/check" || { echo unmountable; return; }
-	n=$(ls "$W/check" | grep -c "^$2[0-9]*\$")
+	n=$(names_like "$W/check" "$2")
 	[ -d "$W/check/$2-dir" ] && n=$((n + 1))
 	umount "$W/check"
 	echo "$n"
@@ -665,8 +670,8 @@ image_two_mounts_share() {
 	loops=$(loop_count "$W/disk.img")
 	write_as 100000 "$W/a" fa || fail "writing through $W/a failed"
 	write_as 200000 "$W/b" fb || fail "writing through $W/b failed"
-	b_sees=$(ls "$W/b" | grep -c '^fa[0-9]*$')
-	a_sees=$(ls "$W/a" | grep -c '^fb[0-9]*$')
+	b_sees=$(names_like "$W/b" fa)
+	a_sees=$(names_like "$W/a" fb)
 	fa0_in_b=$(owner "$W/b/fa0" 2>&1)
 	sc 0 umount "$W/b"
 	sc 0 umount "$W/a"
