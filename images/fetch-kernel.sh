@@ -8,20 +8,40 @@
 set -eu
 
 kver=$1
-out=$2/$kver/kernel
+mkdir -p "$2"
+build=$(cd "$2" && pwd)
+out=$build/$kver/kernel
 stamp=$out/.unpacked
 
 [ -f "$stamp" ] && exit 0
 
 # Debian's 6.12 backport ships only the -unsigned flavour with the kernel
-# binary inside; 6.1 has both, and -unsigned is the same kernel without
-# the Secure Boot signature, which QEMU's direct boot does not need.
-pkg=linux-image-$kver-unsigned
-dl=$2/$kver/debs
+# binary inside; 6.1 and trixie's 6.12 have both, and -unsigned is the
+# same kernel without the Secure Boot signature, which QEMU's direct boot
+# does not need; 7.x (trixie-backports, sid) ships only the signed one.
+# The package comes from the apt of the Debian release that ships the
+# kernel (images/apt-suite.sh: the host's for bookworm).
+here=$(cd "$(dirname "$0")" && pwd)
+suite=$("$here/kver.sh" -b "$build" -s "$kver")
+dl=$build/$kver/debs
 rm -rf "$dl" "$out"
 mkdir -p "$dl"
-echo "fetch-kernel.sh: downloading $pkg" >&2
-if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
+pkg=
+for p in "linux-image-$kver-unsigned" "linux-image-$kver"; do
+	if "$here/apt-suite.sh" "$suite" "$build" apt-cache show --no-all-versions "$p" 2>/dev/null |
+		grep -qx "Package: $p"; then
+		pkg=$p
+		break
+	fi
+done
+if [ -z "$pkg" ]; then
+	echo "fetch-kernel.sh: $suite's apt has no linux-image-$kver(-unsigned); is the release right?" >&2
+	rm -rf "$dl"
+	exit 1
+fi
+echo "fetch-kernel.sh: downloading $pkg ($suite)" >&2
+if ! (cd "$dl" && "$here/apt-suite.sh" "$suite" "$build" apt-get download -q \
+	-o APT::Sandbox::User=root "$pkg" >&2); then
 	echo "fetch-kernel.sh: apt-get download $pkg failed; is the release right, and 'apt-get update' done?" >&2
 	rm -rf "$dl"
 	exit 1
