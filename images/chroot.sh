@@ -59,6 +59,15 @@ in_root() {
 	' in_root "$root" "$binds" "$@"
 }
 
+# no_mounts_under DIR: refuse to go on (and to rm -rf DIR) while
+# anything is mounted below DIR.
+no_mounts_under() {
+	if findmnt -rn -o TARGET | grep -q "^$1/"; then
+		echo "chroot.sh: something is still mounted under $1 (findmnt); unmount it first" >&2
+		exit 1
+	fi
+}
+
 make_root() {
 	[ -f "$root/.made" ] && return 0
 	command -v mmdebstrap >/dev/null || {
@@ -77,11 +86,18 @@ make_root() {
 		set -- --aptopt='Acquire::Check-Valid-Until "false"' "$@" ;;
 	esac
 	echo "chroot.sh: making the $rel chroot in $root (mmdebstrap)" >&2
+	no_mounts_under "$root.tmp"
 	rm -rf "$root.tmp"
 	t0=$(date +%s)
-	if ! mmdebstrap --quiet --variant=buildd --aptopt='Acquire::Languages "none"' \
+	# mmdebstrap mounts /proc, /sys and /dev/shm (the host's) into the
+	# chroot while it works: in a private mount namespace those mounts
+	# end with it, however it ends, and the rm -rf of a failed attempt
+	# cannot reach through them.
+	if ! unshare --mount --propagation private \
+		mmdebstrap --quiet --variant=buildd --aptopt='Acquire::Languages "none"' \
 		--include=sparse,kmod,xz-utils,zstd,perl,bc,bison,flex,libelf-dev,libssl-dev,python3,ca-certificates \
 		"$rel" "$root.tmp" "$@" >&2; then
+		no_mounts_under "$root.tmp"
 		rm -rf "$root.tmp"
 		echo "chroot.sh: mmdebstrap $rel failed" >&2
 		exit 1
