@@ -4,20 +4,22 @@
 # (spelling.txt, const_structs.checkpatch) into BUILD_DIR/checkpatch/,
 # and print the path of checkpatch.pl.
 #
-#   images/fetch-checkpatch.sh BUILD_DIR [RELEASE]
+#   images/fetch-checkpatch.sh BUILD_DIR [RELEASE [X.Y]]
 #
-# Debian ships checkpatch.pl only inside the linux-source-X tarball (not
-# in linux-headers-* nor linux-kbuild-*): the newest linux-source-X.Y
-# package the apt of Debian RELEASE offers (default: the host's, bookworm:
-# 6.12; trixie: 7.3 from its backports; sid: 7.2; images/apt-suite.sh) is
-# downloaded (apt-get download, nothing installed), only those three
-# files are unpacked from its tarball, and the .deb is thrown away.
-# Cached per source version: a no-op once it is there.
+# Debian ships checkpatch.pl only inside the linux-source-X.Y tarball
+# (not in linux-headers-* nor linux-kbuild-*): linux-source-X.Y, or
+# without X.Y (or if RELEASE has no such package) the newest
+# linux-source-* the apt of Debian RELEASE offers (default: the host's,
+# bookworm: 6.12; images/apt-suite.sh), is downloaded (apt-get download,
+# nothing installed), only those three files are unpacked from its
+# tarball, and the .deb is thrown away.  Cached per source version: a
+# no-op once it is there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$1"
 build=$(cd "$1" && pwd)
 rel=${2:-}
+series=${3:-}
 if [ -z "$rel" ]; then
 	rel=bookworm
 	[ -r /etc/os-release ] && rel=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
@@ -26,8 +28,14 @@ aptr() {
 	"$here/apt-suite.sh" "$rel" "$build" "$@"
 }
 
-# The newest linux-source-X.Y that release's apt has, by name.
-pkg=$(aptr apt-cache search --names-only '^linux-source-[0-9]+\.[0-9]+$' 2>/dev/null |
+# linux-source-X.Y, else the newest that release's apt has, by name.
+pkg=
+if [ -n "$series" ] &&
+   aptr apt-cache show --no-all-versions "linux-source-$series" 2>/dev/null |
+	grep -qx "Package: linux-source-$series"; then
+	pkg=linux-source-$series
+fi
+[ -n "$pkg" ] || pkg=$(aptr apt-cache search --names-only '^linux-source-[0-9]+\.[0-9]+$' 2>/dev/null |
 	sed -n 's/^\(linux-source-[0-9.]*\) .*/\1/p' | sort -V | tail -n 1)
 if [ -z "$pkg" ]; then
 	echo "fetch-checkpatch.sh: $rel's apt offers no linux-source-X.Y package (run 'apt-get update'?)" >&2

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Lint the module: checkpatch.pl once per Debian release the kernels
-# come from (that release's newest checkpatch, images/fetch-checkpatch.sh),
+# Lint the module: checkpatch.pl of each kernel (images/fetch-checkpatch.sh:
+# from the linux-source-X.Y of the kernel's series in its Debian release;
+# bookworm's kernels share its newest, 6.12's, as 6.1's is older), each
+# distinct one once,
 # then W=1 and sparse (C=1) on each kernel, built where it lives
 # (images/kbuild.sh: on the host for bookworm's, in the release's chroot
 # with its gcc and sparse for trixie's and sid's).  Any warning or error of the three that the accept list does
@@ -166,20 +168,24 @@ here_suite() {
 if [ -n "$checkpatch" ]; then
 	run_checkpatch "$checkpatch"
 else
-	# One checkpatch per Debian release among the kernels.
-	rels=
+	# One run per distinct checkpatch among the kernels' (RELEASE:X.Y).
+	keys=
 	for k in "$@"; do
 		r=$(here_suite "$k") || { fail "$k: not a kernel release"; continue; }
-		case " $rels " in
-		*" $r "*) ;;
-		*) rels="$rels $r" ;;
+		x=
+		[ "$r" = bookworm ] || x=$(echo "$k" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+		case " $keys " in
+		*" $r:$x "*) ;;
+		*) keys="$keys $r:$x" ;;
 		esac
 	done
-	for r in $rels; do
-		if cp_path=$("$top/images/fetch-checkpatch.sh" "$top/build" "$r"); then
-			run_checkpatch "$cp_path" "$r"
+	for key in $keys; do
+		r=${key%%:*}
+		x=${key#*:}
+		if cp_path=$("$top/images/fetch-checkpatch.sh" "$top/build" "$r" $x); then
+			run_checkpatch "$cp_path" "$r${x:+-$x}"
 		else
-			fail "could not fetch the checkpatch.pl of $r"
+			fail "could not fetch the checkpatch.pl of $r${x:+ $x}"
 		fi
 	done
 fi
