@@ -91,6 +91,9 @@ if [ -n "$stale" ]; then
 	   grep -qE '^(E|W): ' "$d/update.log"; then
 		sed 's/^/  /' "$d/update.log" >&2
 		echo "apt-suite.sh: apt-get update for $rel failed" >&2
+		# Never updated: a configuration that never worked (a release
+		# the mirror does not have) is not kept.
+		[ -f "$stamp" ] || rm -rf "$d"
 		exit 1
 	fi
 	touch "$stamp"

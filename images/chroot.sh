@@ -123,8 +123,19 @@ ensure)
 	t0=$(date +%s)
 	apt="apt-get -y -q -o DPkg::Lock::Timeout=900 --no-install-recommends"
 	log=$build/chroots/$rel.apt.log
-	if ! in_root $apt update > "$log" 2>&1 ||
-	   ! in_root $apt install $missing >> "$log" 2>&1; then
+	if ! in_root $apt update > "$log" 2>&1; then
+		sed 's/^/  /' "$log" | tail -n 20 >&2
+		echo "chroot.sh: apt-get update failed in the $rel chroot (log: $log)" >&2
+		exit 1
+	fi
+	# Exact names: apt-get install takes an unknown name for a pattern.
+	for p in $missing; do
+		in_root apt-cache show --no-all-versions "$p" 2>/dev/null | grep -qx "Package: $p" || {
+			echo "chroot.sh: $rel's archive has no package $p" >&2
+			exit 1
+		}
+	done
+	if ! in_root $apt install $missing >> "$log" 2>&1; then
 		sed 's/^/  /' "$log" | tail -n 20 >&2
 		echo "chroot.sh: could not install$missing in the $rel chroot (log: $log)" >&2
 		exit 1
