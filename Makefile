@@ -109,7 +109,7 @@ $(BUILD)/%/shiftfs.ko: $(MODULE_SRCS)
 	@mkdir -p $(BUILD)/$*/module
 	@cp -p $(MODULE_SRCS) $(BUILD)/$*/module/
 	@$(TOP)/images/kbuild.sh $* M=$(BUILD)/$*/module modules || \
-		{ echo "make: module/ does not compile for $* (errors above)" >&2; exit 1; }
+		{ echo "make: module/ did not build for $* (see the errors above)" >&2; exit 1; }
 	cp $(BUILD)/$*/module/shiftfs.ko $@
 
 $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_warn.c tests/selftest/Kbuild
