@@ -34,12 +34,16 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build
 mode=release
-while getopts b:sl opt; do
+while getopts :b:sl opt; do
 	case $opt in
 	b) build=$OPTARG ;;
 	s) mode=suite ;;
 	l) mode=list ;;
-	*) echo "usage: $0 [-b BUILD_DIR] [-s|-l] SERIES|RELEASE..." >&2; exit 2 ;;
+	*)
+		echo "kver.sh: unknown option or missing argument '-$OPTARG'" >&2
+		echo "usage: $0 [-b BUILD_DIR] [-s|-l] SERIES|RELEASE..." >&2
+		exit 2
+		;;
 	esac
 done
 shift $((OPTIND - 1))
