@@ -4,10 +4,10 @@
 # this file and of tests/e2e/e2e.mk: one line for every target (a new
 # target needs its line; tests/make-test.sh checks, in make check).
 #
-## Usage: make [TARGET] [KVER=6.1|6.12|RELEASE] [TESTS=PATTERN] [E2E_TESTS=s1,...]
+## Usage: make [TARGET] [KVER=SERIES|RELEASE (make kvers)] [TESTS=PATTERN] [E2E_TESTS=s1,...]
 ## Start with:
 ##   all               (the default) build the module for KVER, and shiftctl
-##   check             host tests, runner self-test, then the guest suite on 6.1 and 6.12 (or KVER)
+##   check             host tests, runner self-test, then the guest suite on every kernel of KVER_SERIES (or KVER)
 ##   test              check, then the end-to-end scenarios (e2e)
 ##   demo              the cover letter's scenes, narrated, in the cloud image guest
 ##   install           shiftctl, man page, LXC hook, module source for DKMS
@@ -44,8 +44,10 @@
 ##   clean             remove build/ (kernels, images, everything built)
 ##   help              this list
 #
-# KVER selects the kernel: a series (6.1, 6.12) or a release
-# (6.1.0-57-cloud-amd64).  Releases are resolved from apt, never hard-coded.
+# KVER selects the kernel: a series (6.1, 6.12+deb12, 6.12+deb13, 7.3,
+# 7.2) or a release (6.1.0-57-cloud-amd64, 7.3.4+deb13-amd64).  Releases
+# are resolved from apt, never hard-coded; the module is built in a chroot
+# of the Debian release that ships the kernel (make kvers shows which).
 # Everything built or downloaded goes under build/ (git-ignored).
 
 SHELL := /bin/bash
@@ -55,9 +57,20 @@ BUILD := $(TOP)/build
 # Kernel releases are asked of apt lazily, the first time a recipe that
 # needs one expands them, and then kept: "VAR = $(eval VAR := ...)$(VAR)"
 # runs kver.sh once.  install, deb, shiftctl and the like never ask apt.
-resolve_kver = $(or $(shell $(TOP)/images/kver.sh $(1)),$(error could not resolve KVER '$(1)' from apt; see images/kver.sh))
-KVER_6.1 = $(eval KVER_6.1 := $$(call resolve_kver,6.1))$(KVER_6.1)
-KVER_6.12 = $(eval KVER_6.12 := $$(call resolve_kver,6.12))$(KVER_6.12)
+resolve_kver = $(or $(shell $(TOP)/images/kver.sh -b $(BUILD) $(1)),$(error could not resolve KVER '$(1)' from apt; see images/kver.sh))
+
+# The kernel series make check and make test run on without KVER, one
+# guest suite each.  7.x (sid's 7.2, trixie-backports' 7.3) is supported
+# by the build and test infrastructure but joins the default list only
+# once module/ builds for it: KVER_7X_IN_DEFAULT = yes turns it on.
+KVER_SERIES_7X := 7.2 7.3
+KVER_7X_IN_DEFAULT ?= no
+KVER_SERIES := 6.1 6.12+deb12 6.12+deb13 $(if $(filter yes,$(KVER_7X_IN_DEFAULT)),$(KVER_SERIES_7X))
+KVER_SERIES_ALL := 6.1 6.12+deb12 6.12+deb13 $(KVER_SERIES_7X)
+define lazy_kver
+KVER_$(1) = $$(eval KVER_$(1) := $$$$(call resolve_kver,$(1)))$$(KVER_$(1))
+endef
+$(foreach s,$(KVER_SERIES_ALL) 6.12,$(eval $(call lazy_kver,$(s))))
 
 ifeq ($(origin KVER),command line)
 KVER_ASKED := $(KVER)
@@ -65,7 +78,7 @@ override KVER = $(eval override KVER := $$(call resolve_kver,$$(KVER_ASKED)))$(K
 KVERS = $(KVER)
 else
 KVER = $(KVER_6.1)
-KVERS = $(KVER_6.1) $(KVER_6.12)
+KVERS = $(foreach s,$(KVER_SERIES),$(KVER_$(s)))
 endif
 
 # The module is built against linux-headers-KVER: a KDIR given here would
@@ -92,7 +105,10 @@ MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
 all: module shiftctl
 
+# Every supported series, the release apt resolves it to now, and the
+# Debian release (suite) that ships it; then what this run would use.
 kvers:
+	@$(TOP)/images/kver.sh -b $(BUILD) -l $(KVER_SERIES_ALL)
 	@echo "KVER=$(KVER)"; echo "KVERS=$(KVERS)"
 
 .PHONY: help
@@ -130,16 +146,19 @@ module: setup-module
 
 module-one: $(BUILD)/$(K)/shiftfs.ko
 
+# kbuild.sh builds on the host for bookworm's kernels and in the chroot
+# of the Debian release that ships any other (build/chroots/RELEASE).
 $(BUILD)/%/shiftfs.ko: $(MODULE_SRCS)
 	@mkdir -p $(BUILD)/$*/module
 	@cp -p $(MODULE_SRCS) $(BUILD)/$*/module/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(BUILD)/$*/module modules
+	@$(TOP)/images/kbuild.sh $* M=$(BUILD)/$*/module modules || \
+		{ echo "make: module/ did not build for $* (see the errors above)" >&2; exit 1; }
 	cp $(BUILD)/$*/module/shiftfs.ko $@
 
 $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_warn.c tests/selftest/Kbuild
 	@mkdir -p $(BUILD)/$*/selftest
 	@cp -p $^ $(BUILD)/$*/selftest/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(BUILD)/$*/selftest modules
+	@$(TOP)/images/kbuild.sh $* M=$(BUILD)/$*/selftest modules
 
 # checkpatch.pl, then W=1 and sparse on every kernel in KVERS: any
 # warning not in module/lint-accept (each entry says why) fails it

@@ -4,24 +4,44 @@
 # (spelling.txt, const_structs.checkpatch) into BUILD_DIR/checkpatch/,
 # and print the path of checkpatch.pl.
 #
-#   images/fetch-checkpatch.sh BUILD_DIR
+#   images/fetch-checkpatch.sh BUILD_DIR [RELEASE [X.Y]]
 #
-# Debian ships checkpatch.pl only inside the linux-source-X tarball (not
-# in linux-headers-* nor linux-kbuild-*): the newest linux-source-6.*
-# package apt offers is downloaded (apt-get download, nothing installed),
-# only those three files are unpacked from its tarball, and the .deb is
-# thrown away.  Cached per source version: a no-op once it is there.
+# Debian ships checkpatch.pl only inside the linux-source-X.Y tarball
+# (not in linux-headers-* nor linux-kbuild-*): linux-source-X.Y, or
+# without X.Y (or if RELEASE has no such package) the newest
+# linux-source-* the apt of Debian RELEASE offers (default: the host's,
+# bookworm: 6.12; images/apt-suite.sh), is downloaded (apt-get download,
+# nothing installed), only those three files are unpacked from its
+# tarball, and the .deb is thrown away.  Cached per source version: a
+# no-op once it is there.
 set -euo pipefail
-build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$1"
+build=$(cd "$1" && pwd)
+rel=${2:-}
+series=${3:-}
+if [ -z "$rel" ]; then
+	rel=bookworm
+	[ -r /etc/os-release ] && rel=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+fi
+aptr() {
+	"$here/apt-suite.sh" "$rel" "$build" "$@"
+}
 
-# The newest linux-source-6.N apt has, by name (6.12 on Debian 12).
-pkg=$(apt-cache search --names-only '^linux-source-6\.[0-9]+$' 2>/dev/null |
-	sed -n 's/^\(linux-source-6\.[0-9]*\) .*/\1/p' | sort -t. -k2,2n | tail -n 1)
+# linux-source-X.Y, else the newest that release's apt has, by name.
+pkg=
+if [ -n "$series" ] &&
+   aptr apt-cache show --no-all-versions "linux-source-$series" 2>/dev/null |
+	grep -qx "Package: linux-source-$series"; then
+	pkg=linux-source-$series
+fi
+[ -n "$pkg" ] || pkg=$(aptr apt-cache search --names-only '^linux-source-[0-9]+\.[0-9]+$' 2>/dev/null |
+	sed -n 's/^\(linux-source-[0-9.]*\) .*/\1/p' | sort -V | tail -n 1)
 if [ -z "$pkg" ]; then
-	echo "fetch-checkpatch.sh: apt offers no linux-source-6.* package (run 'apt-get update'?)" >&2
+	echo "fetch-checkpatch.sh: $rel's apt offers no linux-source-X.Y package (run 'apt-get update'?)" >&2
 	exit 1
 fi
-ver=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
+ver=$(aptr apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
 out=$build/checkpatch/$pkg-$ver
 if [ -f "$out/.unpacked" ]; then
 	echo "$out/checkpatch.pl"
@@ -33,7 +53,7 @@ dl=$build/checkpatch/dl
 rm -rf "$dl" "$out"
 mkdir -p "$dl" "$out"
 echo "fetch-checkpatch.sh: downloading $pkg $ver for checkpatch.pl" >&2
-if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
+if ! (cd "$dl" && aptr apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
 	echo "fetch-checkpatch.sh: apt-get download $pkg failed" >&2
 	rm -rf "$dl" "$out"
 	exit 1

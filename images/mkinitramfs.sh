@@ -99,6 +99,23 @@ for f in "$msrc/kernel/drivers/block/"loop.ko*; do
 	[ -e "$f" ] && cp -a "$f" "$mdst/kernel/drivers/block/"
 done
 cp -a "$msrc"/modules.builtin* "$msrc"/modules.order "$mdst/" 2>/dev/null || true
+# Debian compresses modules since trixie (.ko.xz; .ko.zst is handled
+# too): unpack them here, where it is fast, rather than in the guest,
+# where kmod would inflate each one under TCG at every load.  The guest
+# then sees plain .ko files on every kernel.
+find "$mdst" -name '*.ko.xz' -exec xz -d {} + || {
+	echo "mkinitramfs.sh: could not decompress the .ko.xz modules of $kver" >&2
+	exit 1
+}
+find "$mdst" -name '*.ko.zst' -exec zstd -q -d --rm {} + || {
+	echo "mkinitramfs.sh: could not decompress the .ko.zst modules of $kver" >&2
+	exit 1
+}
+if [ -n "$(find "$mdst" -name '*.ko.*' -print -quit)" ]; then
+	echo "mkinitramfs.sh: modules of $kver in a compression this script does not know:" >&2
+	find "$mdst" -name '*.ko.*' | head -n 3 >&2
+	exit 1
+fi
 cp "$build/$kver/shiftfs.ko" "$mdst/extra/"
 if [ -f "$build/$kver/selftest/shiftfs_selftest_warn.ko" ]; then
 	mkdir -p lib/modules/selftest

@@ -16,7 +16,8 @@
 #   --e2e        guest + what the cloud-image guest build needs, and
 #                qemu-system-arm for the arm64 build image's second stage
 #
-# KVER: kernel releases whose headers are needed (see images/kver.sh).
+# KVER: kernel releases whose headers are needed (see images/kver.sh):
+# bookworm's on the host, mmdebstrap for the chroots of the others.
 # install, deb and shiftctl never pull in QEMU, stress-ng or kernel
 # headers: an admin installing the tools needs none of them.
 set -eu
@@ -36,9 +37,16 @@ esac
 # Build: compiler, kbuild, userspace libraries shiftctl links.
 pkgs="gcc make libc6-dev pkg-config libmount-dev libcap-dev libblkid-dev
 libsmartcols-dev"
+# Headers of bookworm's kernels go on the host; the module is built for
+# any other Debian release's kernel in a chroot of that release
+# (images/chroot.sh, made with mmdebstrap), never on the host.
 headers() {
 	for kver in "$@"; do
-		pkgs="$pkgs linux-headers-$kver"
+		suite=$("$(dirname "$0")/kver.sh" -s "$kver") || exit 1
+		case $suite in
+		bookworm) pkgs="$pkgs linux-headers-$kver" ;;
+		*) pkgs="$pkgs mmdebstrap" ;;
+		esac
 	done
 }
 case $mode in
@@ -52,10 +60,11 @@ guest|e2e)
 	# Guest: emulator, initramfs contents (tools the guest tests drive);
 	# make check's lint test (sparse, shellcheck; checkpatch needs perl,
 	# xz-utils);
-	# make test's e2e tier packs the .debs (dpkg-dev).
+	# make test's e2e tier packs the .debs (dpkg-dev); the build
+	# chroots of trixie's and sid's kernels (mmdebstrap).
 	pkgs="$pkgs qemu-system-x86 busybox-static cpio kmod e2fsprogs xfsprogs
 	      btrfs-progs acl attr libcap2-bin stress-ng util-linux bindfs
-	      sparse shellcheck perl xz-utils dpkg-dev"
+	      sparse shellcheck perl xz-utils zstd dpkg-dev mmdebstrap"
 	;;
 esac
 if [ "$mode" = e2e ]; then

@@ -62,13 +62,17 @@ if [ -z "$pattern" ]; then
 fi
 first=1
 for k in $kvers; do
+	# The kernel, its build chroot (first time), module and initramfs.
+	echo "==== build $k"
+	t0=$(date +%s)
 	if ! make -s --no-print-directory -C "$top" initramfs KVER="$k" > "$logdir/build-$k.log" 2>&1; then
 		cat "$logdir/build-$k.log"
 		echo "check.sh: build for $k failed (log: $logdir/build-$k.log)"
 		failed=$((failed + 1))
-		summary+=("$(printf '%-45s build FAILED' "guest $k")")
+		summary+=("$(printf '%-45s build FAILED  (%ss)' "guest $k" $(( $(date +%s) - t0 )))")
 		continue
 	fi
+	summary+=("$(printf '%-45s built  (%ss)' "build $k" $(( $(date +%s) - t0 )))")
 	if [ $first -eq 1 ] && [ -z "$pattern" ]; then
 		run_part "runner self-test ($k)" "$top/tests/runner-selftest.sh" "$k" "$build"
 	fi

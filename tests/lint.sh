@@ -1,15 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Lint the module: checkpatch.pl once, then W=1 and sparse (C=1) on each
-# kernel.  Any warning or error of the three that the accept list does
+# Lint the module: checkpatch.pl of each kernel (images/fetch-checkpatch.sh:
+# from the linux-source-X.Y of the kernel's series in its Debian release;
+# bookworm's kernels share its newest, 6.12's, as 6.1's is older), each
+# distinct one once,
+# then W=1 and sparse (C=1) on each kernel, built where it lives
+# (images/kbuild.sh: on the host for bookworm's, in the release's chroot
+# with its gcc and sparse for trixie's and sid's).  Any warning or error of the three that the accept list does
 # not name fails the run; so does a tool that did not run (sparse
 # missing, a kbuild error, checkpatch dying).
 #
-#   tests/lint.sh [-a ACCEPT] [-c CHECKPATCH] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
+#   tests/lint.sh [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
 #
 #   -a ACCEPT      the accept list (default SRC_DIR/lint-accept; format
 #                  and reasons in module/lint-accept)
-#   -c CHECKPATCH  checkpatch.pl to use (default: images/fetch-checkpatch.sh)
+#   -c CHECKPATCH  checkpatch.pl to use, for every kernel (default:
+#                  images/fetch-checkpatch.sh, per Debian release)
+#   -s SPARSE      the sparse program kbuild runs (CHECK=), copied beside
+#                  the sources so that a chroot build runs it too (the
+#                  lint's own test plants a broken one)
 #   -o OBJ.o       build only these objects, not the whole module (the
 #                  lint's own test, to stay fast)
 #
@@ -22,17 +31,19 @@ top=$(cd "$here/.." && pwd)
 
 accept=
 checkpatch=
+sparse=
 objs=()
-while getopts a:c:o: opt; do
+while getopts a:c:s:o: opt; do
 	case $opt in
 	a) accept=$OPTARG ;;
 	c) checkpatch=$OPTARG ;;
+	s) sparse=$OPTARG ;;
 	o) objs+=("$OPTARG") ;;
-	*) echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
 src=$(cd "$1" && pwd)
 mkdir -p "$2"
 build=$(cd "$2" && pwd)/lint
@@ -114,21 +125,19 @@ is_accepted_cc() {
 # (--terse --show-types) for the accept list.  Not --strict: fs/ code is
 # held to checkpatch's default level in the kernel too, and --strict
 # without a tree trips over its own CamelCase scan of include/.
-if [ -z "$checkpatch" ]; then
-	checkpatch=$("$top/images/fetch-checkpatch.sh" "$(dirname "$build")") ||
-		fail "could not fetch checkpatch.pl"
-fi
-if [ -n "$checkpatch" ]; then
-	echo "== checkpatch ($checkpatch)"
-	(cd "$src" && perl "$checkpatch" --no-tree -f --terse --show-types \
-		--no-summary *.c *.h) > "$build/checkpatch.log" 2> "$build/checkpatch.err"
+# run_checkpatch CHECKPATCH [RELEASE]
+run_checkpatch() {
+	local log=$build/checkpatch${2:+-$2}.log line rc n_cp
+	echo "== checkpatch ($1)"
+	(cd "$src" && perl "$1" --no-tree -f --terse --show-types \
+		--no-summary *.c *.h) > "$log" 2> "$log.err"
 	rc=$?
-	if [ -s "$build/checkpatch.err" ]; then
-		sed 's/^/  /' "$build/checkpatch.err"
+	if [ -s "$log.err" ]; then
+		sed 's/^/  /' "$log.err"
 		fail "checkpatch.pl wrote errors of its own (exit $rc)"
 	fi
 	n_cp=0
-	: > "$build/checkpatch.accepted"
+	: > "$log.accepted"
 	while IFS= read -r line; do
 		# FILE:LINE: SEVERITY:TYPE: message
 		if [[ $line =~ ^([^:]+):[0-9]+:\ (ERROR|WARNING|CHECK):([A-Z0-9_]+): ]]; then
@@ -136,73 +145,111 @@ if [ -n "$checkpatch" ]; then
 			findings=$((findings + 1))
 			if is_accepted_cp "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}"; then
 				accepted=$((accepted + 1))
-				echo "${BASH_REMATCH[2]}:${BASH_REMATCH[3]} in ${BASH_REMATCH[1]}" >> "$build/checkpatch.accepted"
+				echo "${BASH_REMATCH[2]}:${BASH_REMATCH[3]} in ${BASH_REMATCH[1]}" >> "$log.accepted"
 			else
-				fail "checkpatch: $line"
+				fail "checkpatch${2:+ ($2)}: $line"
 			fi
 		elif [ -n "$line" ]; then
 			fail "checkpatch: unexpected output: $line"
 		fi
-	done < "$build/checkpatch.log"
+	done < "$log"
 	# Accepted findings, counted by type and file (the lines: checkpatch.log).
-	sort "$build/checkpatch.accepted" | uniq -c |
+	sort "$log.accepted" | uniq -c |
 		sed -E 's/^ *([0-9]+) (.*)/  accepted: \2 (\1x)/'
 	if [ $rc -ne 0 ] && [ $n_cp -eq 0 ]; then
 		fail "checkpatch.pl exited $rc without a finding"
 	fi
+}
+
+here_suite() {
+	"$top/images/kver.sh" -s "$1"
+}
+if [ -n "$checkpatch" ]; then
+	run_checkpatch "$checkpatch"
+else
+	# One run per distinct checkpatch among the kernels' (RELEASE:X.Y).
+	keys=
+	for k in "$@"; do
+		r=$(here_suite "$k") || { fail "$k: not a kernel release"; continue; }
+		x=
+		[ "$r" = bookworm ] || x=$(echo "$k" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+		case " $keys " in
+		*" $r:$x "*) ;;
+		*) keys="$keys $r:$x" ;;
+		esac
+	done
+	for key in $keys; do
+		r=${key%%:*}
+		x=${key#*:}
+		if cp_path=$("$top/images/fetch-checkpatch.sh" "$top/build" "$r" $x); then
+			run_checkpatch "$cp_path" "$r${x:+-$x}"
+		else
+			fail "could not fetch the checkpatch.pl of $r${x:+ $x}"
+		fi
+	done
 fi
 
 # ---- W=1 and sparse, per kernel ------------------------------------------
-if ! command -v sparse >/dev/null; then
-	fail "sparse is not installed (make setup-lint, or apt-get install sparse)"
-else
-	for k in "$@"; do
-		kdir=/usr/src/linux-headers-$k
-		dir=$build/$k
-		log=$build/$k.log
-		echo "== $k: W=1 C=1${objs[*]:+ (${objs[*]})}"
-		if [ ! -f "$kdir/Makefile" ]; then
-			fail "$k: no headers in $kdir (make setup-lint)"
+# A kernel of the host's release is built on the host, with its sparse;
+# the others in their release's chroot, which has sparse (images/chroot.sh).
+for k in "$@"; do
+	dir=$build/$k
+	log=$build/$k.log
+	echo "== $k: W=1 C=1${objs[*]:+ (${objs[*]})}"
+	if [ "$(here_suite "$k" 2>/dev/null)" = bookworm ]; then
+		if ! command -v sparse >/dev/null; then
+			fail "sparse is not installed (make setup-lint, or apt-get install sparse)"
 			continue
 		fi
-		rm -rf "$dir"
-		mkdir -p "$dir"
-		cp -p "$src"/*.c "$src"/*.h "$src"/Kbuild "$dir/"
-		make -C "$kdir" M="$dir" W=1 C=1 "${objs[@]:-modules}" > "$log" 2>&1
-		rc=$?
-		if [ $rc -ne 0 ]; then
-			grep -vE '^  (CC|CHECK|LD|MODPOST|LDS)' "$log" | sed 's/^/  /' | tail -n 30
-			fail "$k: make W=1 C=1 exited $rc"
+		if [ ! -f "/usr/src/linux-headers-$k/Makefile" ]; then
+			fail "$k: no headers in /usr/src/linux-headers-$k (make setup-lint)"
+			continue
 		fi
-		# sparse must have looked at every module source the compiler
-		# built (kbuild's generated .mod.c, .module-common.c are not).
-		ncc=0
-		nck=0
-		for o in $(sed -n 's|^  CC \[M\]  *'"$dir"'/\(.*\)\.o$|\1|p' "$log"); do
-			[ -f "$src/$o.c" ] || continue
-			ncc=$((ncc + 1))
-			if awk -v f="$dir/$o.c" '$1 == "CHECK" && $2 == f { found = 1 }
-			     END { exit !found }' "$log"; then
-				nck=$((nck + 1))
-			else
-				fail "$k: sparse did not check $o.c"
-			fi
-		done
-		if [ "$ncc" -eq 0 ] && [ $rc -eq 0 ]; then
-			fail "$k: the build compiled no module source"
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -p "$src"/*.c "$src"/*.h "$src"/Kbuild "$dir/"
+	check=()
+	if [ -n "$sparse" ]; then
+		cp "$sparse" "$dir/.lint-sparse"
+		check=(CHECK="$dir/.lint-sparse")
+	fi
+	"$top/images/kbuild.sh" "$k" M="$dir" W=1 C=1 "${check[@]}" "${objs[@]:-modules}" > "$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		grep -vE '^  (CC|CHECK|LD|MODPOST|LDS)' "$log" | sed 's/^/  /' | tail -n 30
+		fail "$k: make W=1 C=1 exited $rc"
+	fi
+	# sparse must have looked at every module source the compiler
+	# built (kbuild's generated .mod.c, .module-common.c are not).
+	ncc=0
+	nck=0
+	# Since 6.13 kbuild runs in M= and names its files relative to it.
+	for o in $(sed -n -e 's|^  CC \[M\]  *'"$dir"'/\(.*\)\.o$|\1|p' \
+		-e 's|^  CC \[M\]  *\([^/]*\)\.o$|\1|p' "$log"); do
+		[ -f "$src/$o.c" ] || continue
+		ncc=$((ncc + 1))
+		if awk -v f="$dir/$o.c" -v g="$o.c" '$1 == "CHECK" && ($2 == f || $2 == g) { found = 1 }
+		     END { exit !found }' "$log"; then
+			nck=$((nck + 1))
+		else
+			fail "$k: sparse did not check $o.c"
 		fi
-		while IFS= read -r line; do
-			findings=$((findings + 1))
-			short=${line#"$dir"/}
-			if is_accepted_cc "$short"; then
-				accepted=$((accepted + 1))
-				echo "  accepted: $k: $short"
-			else
-				fail "$k: $short"
-			fi
-		done < <(grep -aiE '(warning|error):' "$log")
 	done
-fi
+	if [ "$ncc" -eq 0 ] && [ $rc -eq 0 ]; then
+		fail "$k: the build compiled no module source"
+	fi
+	while IFS= read -r line; do
+		findings=$((findings + 1))
+		short=${line#"$dir"/}
+		if is_accepted_cc "$short"; then
+			accepted=$((accepted + 1))
+			echo "  accepted: $k: $short"
+		else
+			fail "$k: $short"
+		fi
+	done < <(grep -aiE '(warning|error):' "$log")
+done
 
 echo "lint: $findings findings, $accepted accepted, $failed failed"
 [ $failed -eq 0 ]
