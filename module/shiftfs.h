@@ -446,6 +446,9 @@ extern const struct inode_operations shiftfs_dir_iops;
 /* file.c */
 extern const struct file_operations shiftfs_file_fops;
 
+/* fifo.c */
+extern const struct file_operations shiftfs_fifo_fops;
+
 /* readdir.c */
 extern const struct file_operations shiftfs_dir_fops;
 
