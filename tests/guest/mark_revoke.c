@@ -199,8 +199,9 @@ TEST_F(world, revoked_mark_refuses_even_where_still_mounted)
 	/* Once revoked, always: again is fine, and shows. */
 	EXPECT_EQ(revoke_mark(w->lower, log, sizeof(log)), 0);
 	EXPECT_EQ(mount_has_opt(w->lower, ",revoked"), 1);
-	still_works(w, mfd);
+	/* (The mark hides the tree from the host: look once it is gone.) */
 	EXPECT_EQ(umount2(w->lower, 0), 0);
+	still_works(w, mfd);
 }
 
 static int revoke_in_userns(void *arg)
@@ -246,6 +247,22 @@ TEST_F(world, forced_umount_revokes)
 	ASSERT_EQ(hold_copy(&h, &t), 0);
 	ASSERT_EQ(umount2(w->lower, MNT_FORCE), 0);
 	EXPECT_EQ(release_copy(&h), 0);
+}
+
+/* mount -o remount,revoke: what mount(8) sends. */
+TEST_F(world, remount_revoke_revokes)
+{
+	struct world *w = &self->w;
+	struct copy_try t = { w->lower, w->mnt, false, "revoked" };
+	struct holder h;
+
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(hold_copy(&h, &t), 0);
+	ASSERT_EQ(mount(NULL, w->lower, NULL, MS_REMOUNT, "revoke"), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, ",revoked"), 1);
+	EXPECT_EQ(release_copy(&h), 0);
+	EXPECT_EQ(umount2(w->lower, 0), 0);
 }
 
 /*
