@@ -23,6 +23,8 @@ const struct fs_parameter_spec shiftfs_fs_parameters[] = {
 	fsparam_string("gidmap", Opt_gidmap),
 	fsparam_flag("mark", Opt_mark),
 	fsparam_flag("revoke", Opt_revoke),
+	/* As show_options() prints it: mount(8) resends it on remount. */
+	fsparam_flag("revoked", Opt_revoke),
 	{}
 };
 

@@ -261,6 +261,10 @@ TEST_F(world, remount_revoke_revokes)
 	ASSERT_EQ(hold_copy(&h, &t), 0);
 	ASSERT_EQ(mount(NULL, w->lower, NULL, MS_REMOUNT, "revoke"), 0);
 	EXPECT_EQ(mount_has_opt(w->lower, ",revoked"), 1);
+	/* A remount that resends the options mountinfo shows still works. */
+	EXPECT_EQ(mount(NULL, w->lower, NULL, MS_REMOUNT,
+			"mark,revoked,uidmap=" MAP_DEFAULT ",gidmap=" MAP_DEFAULT),
+		  0);
 	EXPECT_EQ(release_copy(&h), 0);
 	EXPECT_EQ(umount2(w->lower, 0), 0);
 }
