@@ -205,4 +205,19 @@ static inline ssize_t shiftfs_iter_write(struct file *real,
 #define SHIFTFS_FL_LIST		fl_list
 #endif
 
+/*
+ * Exec's denial of writes, taken on the file underneath too (file.c).
+ * Stable kernels that skip it for files watched by pre-content fsnotify
+ * events (6.14, backported to 6.1.y and 6.12.y) say so with
+ * exe_file_deny_write_access() and define FMODE_FSNOTIFY_HSM with it:
+ * do what exec does on the kernel we run on.
+ */
+#ifdef FMODE_FSNOTIFY_HSM
+#define shiftfs_exe_deny_write(file)	exe_file_deny_write_access(file)
+#define shiftfs_exe_allow_write(file)	exe_file_allow_write_access(file)
+#else
+#define shiftfs_exe_deny_write(file)	deny_write_access(file)
+#define shiftfs_exe_allow_write(file)	allow_write_access(file)
+#endif
+
 #endif /* _SHIFTFS_COMPAT_H */

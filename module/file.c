@@ -38,6 +38,21 @@ static int shiftfs_open(struct inode *inode, struct file *file)
 	shiftfs_creds_revert(inode->i_sb, old);
 	if (IS_ERR(real))
 		return PTR_ERR(real);
+	/*
+	 * exec denies writes on our inode; deny them on the file underneath
+	 * as well, or the host and every other mount of the tree could
+	 * rewrite a running program.  mm->exe_file holds our file for as
+	 * long as the program runs, so ->release gives it back, after exit,
+	 * a failed exec or any error past this point.
+	 */
+	if (file->f_flags & __FMODE_EXEC) {
+		int err = shiftfs_exe_deny_write(real);
+
+		if (err) {
+			fput(real);
+			return err;
+		}
+	}
 
 	file->private_data = real;
 	/* do_dentry_open() refuses O_DIRECT unless we say we can. */
@@ -118,6 +133,8 @@ static int shiftfs_release(struct inode *inode, struct file *file)
 	old = shiftfs_creds_mounter(inode->i_sb);
 	shiftfs_drop_stray_posix(real);
 	shiftfs_creds_revert(inode->i_sb, old);
+	if (file->f_flags & __FMODE_EXEC)
+		shiftfs_exe_allow_write(real);
 	fput(real);
 	return 0;
 }

@@ -93,6 +93,9 @@ struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 	default:
 		inode->i_op = &shiftfs_special_iops;
 		init_special_inode(inode, mode, lower->i_rdev);
+		/* One pipe with the lower FIFO's users (fifo.c). */
+		if (S_ISFIFO(mode))
+			inode->i_fop = &shiftfs_fifo_fops;
 		break;
 	}
 	shiftfs_copyattr(inode);

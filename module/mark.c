@@ -25,8 +25,16 @@
  * Operations on the lower filesystem then run with the marker's
  * credentials (fsuid/fsgid mapped back from the caller's), exactly as they
  * would for a mount host root made with the same maps: the access checks
- * that matter are made at the shiftfs inode against the caller.  Unmarking
- * (umount of the mark) does not affect mounts already made from it.
+ * that matter are made at the shiftfs inode against the caller.
+ *
+ * Unmarking revokes.  A mark is a mount, and every mount namespace copied
+ * while it existed (any unshare -m, a container's own) keeps a copy after
+ * host root unmounts its own; and a plain umount reaches no code of ours.
+ * So host root revokes the mark explicitly, on its superblock, which every
+ * copy shares: a reconfigure with "revoke" (fspick + fsconfig, or
+ * mount -o remount,revoke), or a forced umount (->umount_begin).
+ * shiftctl unmark revokes, then unmounts.  Mounts from a revoked mark are
+ * refused; mounts already made from it are not affected.
  */
 #define pr_fmt(fmt) "shiftfs: " fmt
 
@@ -177,6 +185,12 @@ int shiftfs_mark_lower(struct fs_context *fc, struct path *lower)
 		err = -EPERM;
 		goto out;
 	}
+	if (READ_ONCE(mark->revoked)) {
+		errorfc(fc, "source \"%s\": the mark was revoked (the tree was unmarked): host root must mark it again",
+			fc->source);
+		err = -EPERM;
+		goto out;
+	}
 	err = shiftfs_map_from_userns(fc, &fc->user_ns->uid_map, &ctx->uid,
 				      "uid_map");
 	if (!err)
@@ -217,6 +231,36 @@ int shiftfs_mark_check_lower(struct fs_context *fc, const struct path *lower)
 		return invalfc(fc, "mark: source \"%s\" is on a filesystem mounted in a user namespace",
 			       fc->source);
 	return 0;
+}
+
+/*
+ * Reconfigure with "revoke": host root ends the mark for every copy of
+ * it.  The VFS lets only CAP_SYS_ADMIN over the superblock's namespace
+ * (the initial one: marks are host root's) reconfigure it; say so here
+ * too, and why.  Once revoked, always: revoking again is no error.
+ */
+int shiftfs_mark_revoke(struct fs_context *fc, struct shiftfs_fs *fs)
+{
+	if (!fs->mark)
+		return invalfc(fc, "revoke: this shiftfs mount is not a mark (umount it instead)");
+	if (!capable(CAP_SYS_ADMIN)) {
+		errorfc(fc, "revoke: only host root (CAP_SYS_ADMIN in the initial user namespace) ends a mark");
+		return -EPERM;
+	}
+	WRITE_ONCE(fs->revoked, true);
+	return 0;
+}
+
+/*
+ * umount -f: the VFS asked for CAP_SYS_ADMIN over the initial namespace
+ * already (a mark's s_user_ns).  A plain umount calls nothing here.
+ */
+void shiftfs_umount_begin(struct super_block *sb)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+
+	if (fs->mark && capable(CAP_SYS_ADMIN))
+		WRITE_ONCE(fs->revoked, true);
 }
 
 static int shiftfs_mark_permission(struct shiftfs_idmap *idmap,

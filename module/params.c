@@ -15,12 +15,16 @@ enum shiftfs_param {
 	Opt_uidmap,
 	Opt_gidmap,
 	Opt_mark,
+	Opt_revoke,
 };
 
 const struct fs_parameter_spec shiftfs_fs_parameters[] = {
 	fsparam_string("uidmap", Opt_uidmap),
 	fsparam_string("gidmap", Opt_gidmap),
 	fsparam_flag("mark", Opt_mark),
+	fsparam_flag("revoke", Opt_revoke),
+	/* As show_options() prints it: mount(8) resends it on remount. */
+	fsparam_flag("revoked", Opt_revoke),
 	{}
 };
 
@@ -45,6 +49,9 @@ static int shiftfs_parse_param(struct fs_context *fc,
 		return shiftfs_map_add(fc, &ctx->gid, "gidmap", param->string);
 	case Opt_mark:
 		ctx->mark = true;
+		return 0;
+	case Opt_revoke:
+		ctx->revoke = true;
 		return 0;
 	}
 	WARN_ON_ONCE(1);
@@ -72,6 +79,8 @@ static int shiftfs_reconfigure(struct fs_context *fc)
 		return invalfc(fc, "gidmap cannot be changed on remount");
 	if (ctx->mark && !fs->mark)
 		return invalfc(fc, "a mount cannot become a mark on remount");
+	if (ctx->revoke)
+		return shiftfs_mark_revoke(fc, fs);
 	return 0;
 }
 

@@ -55,6 +55,8 @@ struct shiftfs_fs_context {
 	struct shiftfs_map_spec uid;
 	struct shiftfs_map_spec gid;
 	bool mark;
+	/* Host root asked to end the mark (fspick "revoke"). */
+	bool revoke;
 	/* From a user namespace: the marker's, taken from the mark. */
 	const struct cred *mark_cred;
 };
@@ -74,6 +76,11 @@ struct shiftfs_fs {
 	struct shiftfs_idmap_tbl gid_map;
 	/* An opaque mark (mark.c). */
 	bool mark;
+	/*
+	 * Unmarked: no more mounts from it, through any copy of it in any
+	 * mount namespace.  Set once, read without a lock.
+	 */
+	bool revoked;
 	/* lower_mnt is a mark's, shared: mntput(), not kern_unmount(). */
 	bool lower_shared;
 	/* The lower mount is nosuid: so is every exec through us. */
@@ -351,6 +358,8 @@ int shiftfs_mark_check_param(struct fs_context *fc, const char *key);
 int shiftfs_mark_lower(struct fs_context *fc, struct path *lower);
 int shiftfs_mark_check_lower(struct fs_context *fc, const struct path *lower);
 void shiftfs_mark_opaque(struct super_block *sb, struct inode *root);
+int shiftfs_mark_revoke(struct fs_context *fc, struct shiftfs_fs *fs);
+void shiftfs_umount_begin(struct super_block *sb);
 
 /* policy.c */
 int shiftfs_userns_may_setattr(struct inode *inode, const struct iattr *attr);
@@ -445,6 +454,9 @@ extern const struct inode_operations shiftfs_dir_iops;
 
 /* file.c */
 extern const struct file_operations shiftfs_file_fops;
+
+/* fifo.c */
+extern const struct file_operations shiftfs_fifo_fops;
 
 /* readdir.c */
 extern const struct file_operations shiftfs_dir_fops;

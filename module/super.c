@@ -126,6 +126,8 @@ static int shiftfs_show_options(struct seq_file *m, struct dentry *root)
 
 	if (fs->mark)
 		seq_puts(m, ",mark");
+	if (READ_ONCE(fs->revoked))
+		seq_puts(m, ",revoked");
 	shiftfs_map_show(m, "uidmap", &fs->uid_map);
 	shiftfs_map_show(m, "gidmap", &fs->gid_map);
 	return 0;
@@ -140,6 +142,7 @@ static const struct super_operations shiftfs_super_ops = {
 	.statfs		= shiftfs_statfs,
 	.sync_fs	= shiftfs_sync_fs,
 	.show_options	= shiftfs_show_options,
+	.umount_begin	= shiftfs_umount_begin,
 };
 
 /*
@@ -224,6 +227,8 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return invalfc(fc, "at least one uidmap=FROM:TO:COUNT is required");
 	if (!shiftfs_from_userns(fc) && !ctx->gid.nr)
 		return invalfc(fc, "at least one gidmap=FROM:TO:COUNT is required");
+	if (ctx->revoke)
+		return invalfc(fc, "revoke ends an existing mark: reconfigure the mark with it (fspick, or mount -o remount,revoke)");
 
 	err = shiftfs_get_lower(fc, &lower);
 	if (err)

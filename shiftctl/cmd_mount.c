@@ -228,6 +228,16 @@ static int unmount_shiftfs(FILE *mountinfo, const char *abs,
 		warnx("%s: not a shiftfs mount (it is %s)", shown, top.fstype);
 		return -EINVAL;
 	}
+	/*
+	 * Unmounting ours would leave the copies other mount namespaces
+	 * hold usable: end the mark itself first.  If that fails, the mark
+	 * stays as it was, for another try.
+	 */
+	if (mark) {
+		ret = revoke_mark(abs, shown);
+		if (ret)
+			return ret;
+	}
 	if (!umount2(abs, UMOUNT_NOFOLLOW))
 		return 0;
 	ret = -errno;

@@ -614,6 +614,31 @@ int shift_build(const char *src, const struct shift_opts *o)
 				   shift_mount_attr(o->kind, o->ro, o->suid, 0));
 }
 
+/*
+ * A mark is a mount, and mount namespaces copied while it existed keep
+ * their copies when we unmount ours: the kernel ends it on its
+ * superblock, which every copy shares (fspick + "revoke"), so that no
+ * copy can be mounted from any more.  Mounts made from it stay.
+ */
+int revoke_mark(const char *dir, const char *shown)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = fspick(AT_FDCWD, dir, FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT |
+		    FSPICK_SYMLINK_NOFOLLOW);
+	if (fd < 0) {
+		int e = errno;
+
+		warn("%s: cannot revoke the mark", shown);
+		return -e;
+	}
+	if (fsconfig(fd, FSCONFIG_SET_FLAG, "revoke", NULL, 0) ||
+	    fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0))
+		return fs_fail(fd, false, "%s: cannot revoke the mark", shown);
+	drain_log(fd, true);
+	return 0;
+}
+
 int find_top_mount(FILE *mountinfo, const char *target, struct top_mount *top)
 {
 	struct libmnt_table *tb;

@@ -123,6 +123,9 @@ struct top_mount {
 /* -ENOENT if target is not a mount point; mountinfo NULL: our own */
 int find_top_mount(FILE *mountinfo, const char *target, struct top_mount *top);
 
+/* End the mark that is the top mount on dir, in every mount namespace. */
+int revoke_mark(const char *dir, const char *shown);
+
 /* cmd_mount.c */
 int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv);

@@ -549,6 +549,12 @@ mark_mount_from_userns_unmark() {
 	has err "shiftctl mount: shiftfs: "
 	sc 0 unmark "$W/lower"
 	[ "$(fstype_of "$W/lower")" = shiftfs ] && fail "mark still there"
+	# The namespace's copy of the mark is revoked with it.
+	echo "\$ (in the user namespace, after unmark) shiftctl mount $W/lower $W/mnt2"
+	inside "$SC mount $W/lower $W/mnt2" > "$W/out" 2> "$W/err" &&
+		fail "a mount from the namespace's copy of the mark worked after unmark"
+	cat "$W/out" "$W/err"
+	has err "the mark was revoked"
 	[ "$(inside "stat -c %u:%g $W/mnt/root-file")" = 0:0 ] ||
 		fail "the container's mount went with the mark"
 	sc 1 unmark "$W/lower"

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FIFOs.  The pipe of a FIFO hangs off the inode it is opened through:
+ * opened at our inode it would be a pipe of its own, and a reader in a
+ * container and a writer on the host would never meet.  So open() opens
+ * the lower FIFO, with the mounter's credentials as every lower call, and
+ * the waiting for a partner, the data and the hang-up all happen on the
+ * lower pipe, shared with the host and every other mount of the tree.
+ * The pipe is the lower inode's: it is released by the real file's last
+ * fput(), never by pipe_release() on ours.
+ */
+#define pr_fmt(fmt) "shiftfs: " fmt
+
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/uio.h>
+#include "shiftfs.h"
+
+/* F_SETFL bits a pipe reads from its file: blocking and packet mode. */
+#define SHIFTFS_FIFO_FL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | O_DIRECT)
+
+static struct file *shiftfs_fifo_real(struct file *file)
+{
+	struct file *real = file->private_data;
+	unsigned int flags = READ_ONCE(file->f_flags) & SHIFTFS_FIFO_FL_MASK;
+
+	if ((flags ^ real->f_flags) & SHIFTFS_FIFO_FL_MASK) {
+		spin_lock(&real->f_lock);
+		real->f_flags = (real->f_flags & ~SHIFTFS_FIFO_FL_MASK) | flags;
+		shiftfs_update_iocb_flags(real);
+		spin_unlock(&real->f_lock);
+	}
+	return real;
+}
+
+/*
+ * May wait (interruptibly) for the other end, as fifo_open() does: with
+ * the mounter's credentials installed, which only the lower open reads.
+ */
+static int shiftfs_fifo_open(struct inode *inode, struct file *file)
+{
+	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+	const struct cred *old;
+	struct file *real;
+	struct path lower;
+
+	shiftfs_lower_path(file_dentry(file), &lower);
+	old = shiftfs_creds_mounter(inode->i_sb);
+	real = dentry_open(&lower, flags, current_cred());
+	shiftfs_creds_revert(inode->i_sb, old);
+	if (IS_ERR(real))
+		return PTR_ERR(real);
+	file->private_data = real;
+	return stream_open(inode, file);
+}
+
+static int shiftfs_fifo_release(struct inode *inode, struct file *file)
+{
+	fput(file->private_data);
+	return 0;
+}
+
+static ssize_t shiftfs_fifo_read_iter(struct kiocb *iocb,
+				      struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct file *real = shiftfs_fifo_real(file);
+	struct super_block *sb = file_inode(file)->i_sb;
+	const struct cred *old;
+	ssize_t ret;
+
+	old = shiftfs_creds_mounter(sb);
+	ret = vfs_iter_read(real, iter, &iocb->ki_pos, 0);
+	shiftfs_creds_revert(sb, old);
+	return ret;
+}
+
+static ssize_t shiftfs_fifo_write_iter(struct kiocb *iocb,
+				       struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct file *real = shiftfs_fifo_real(file);
+	struct super_block *sb = file_inode(file)->i_sb;
+	const struct cred *old;
+	ssize_t ret;
+
+	old = shiftfs_creds_mounter(sb);
+	ret = shiftfs_iter_write(real, iter, &iocb->ki_pos, 0);
+	shiftfs_creds_revert(sb, old);
+	return ret;
+}
+
+/* The lower pipe's wait queues; our file outlives no entry on them. */
+static __poll_t shiftfs_fifo_poll(struct file *file, poll_table *wait)
+{
+	return vfs_poll(shiftfs_fifo_real(file), wait);
+}
+
+/* FIONREAD and the watch-queue ioctls, on the pipe they are about. */
+static long shiftfs_fifo_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct file *real = shiftfs_fifo_real(file);
+
+	if (!real->f_op->unlocked_ioctl)
+		return -ENOTTY;
+	return real->f_op->unlocked_ioctl(real, cmd, arg);
+}
+
+/*
+ * No ->fasync: SIGIO would be sent to the owner of the real file, which
+ * F_SETOWN on ours does not set; O_ASYNC does nothing, as on a file.
+ * F_GETPIPE_SZ/F_SETPIPE_SZ and splice() recognise a pipe by its
+ * file_operations, which are not the pipe's here: they fail (EBADF,
+ * EINVAL) through shiftfs.
+ */
+const struct file_operations shiftfs_fifo_fops = {
+	.open		= shiftfs_fifo_open,
+	.release	= shiftfs_fifo_release,
+	.read_iter	= shiftfs_fifo_read_iter,
+	.write_iter	= shiftfs_fifo_write_iter,
+	.poll		= shiftfs_fifo_poll,
+	.unlocked_ioctl	= shiftfs_fifo_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
