@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every VFS API difference between the kernels shiftfs builds for lives
- * here (Debian 12's 6.1 and 6.12 today), so that the rest of the code reads
- * like code for one kernel.  Keyed on LINUX_VERSION_CODE: out-of-tree
+ * here (Debian's 6.1, 6.12, 7.2 and 7.3 today), so that the rest of the
+ * code reads like code for one kernel.  Keyed on LINUX_VERSION_CODE: out-of-tree
  * builds have no configure step to probe features with.
  */
 #ifndef _SHIFTFS_COMPAT_H
@@ -26,16 +26,10 @@
 #define shiftfs_idmap mnt_idmap
 #define SHIFTFS_NOP_IDMAP (&nop_mnt_idmap)
 #define shiftfs_mnt_idmap(mnt) mnt_idmap(mnt)
-#define SHIFTFS_RENAMEDATA_IDMAPS					\
-	.old_mnt_idmap = SHIFTFS_NOP_IDMAP,				\
-	.new_mnt_idmap = SHIFTFS_NOP_IDMAP
 #else
 #define shiftfs_idmap user_namespace
 #define SHIFTFS_NOP_IDMAP (&init_user_ns)
 #define shiftfs_mnt_idmap(mnt) mnt_user_ns(mnt)
-#define SHIFTFS_RENAMEDATA_IDMAPS					\
-	.old_mnt_userns = SHIFTFS_NOP_IDMAP,				\
-	.new_mnt_userns = SHIFTFS_NOP_IDMAP
 #endif
 
 /* 6.7 hid i_atime/i_mtime behind accessors (ctime came earlier). */
@@ -203,6 +197,333 @@ static inline ssize_t shiftfs_iter_write(struct file *real,
 #define shiftfs_fl_file(fl)	((fl)->fl_file)
 #define shiftfs_fl_owner(fl)	((fl)->fl_owner)
 #define SHIFTFS_FL_LIST		fl_list
+#endif
+
+
+/*
+ * Lookups by name in a lower directory.  6.16 made them take a struct qstr
+ * and dropped lookup_one_len(), which is lookup_one() with the no-op idmap.
+ * @base locked by the caller for shiftfs_lookup_one().
+ */
+static inline struct dentry *shiftfs_lookup_one(const struct qstr *name,
+						struct dentry *base)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	struct qstr this = QSTR_LEN(name->name, name->len);
+
+	return lookup_one(SHIFTFS_NOP_IDMAP, &this, base);
+#else
+	return lookup_one_len(name->name, base, name->len);
+#endif
+}
+
+static inline struct dentry *
+shiftfs_lookup_one_unlocked(const struct qstr *name, struct dentry *base)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	struct qstr this = QSTR_LEN(name->name, name->len);
+
+	return lookup_one_unlocked(SHIFTFS_NOP_IDMAP, &this, base);
+#else
+	return lookup_one_unlocked(SHIFTFS_NOP_IDMAP, name->name, base,
+				   name->len);
+#endif
+}
+
+/*
+ * Creating and removing in a lower directory whose inode the caller has
+ * locked.  6.19 took the directory out of vfs_create() (it is the
+ * dentry's parent) and gave vfs_mknod(), vfs_mkdir(), vfs_symlink() and
+ * vfs_rmdir() a struct delegated_inode, as vfs_link() and vfs_unlink()
+ * had: overlayfs passes none and so do we (see shiftfs.h).
+ */
+static inline int shiftfs_vfs_create(struct inode *dir, struct dentry *dentry,
+				     umode_t mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return vfs_create(SHIFTFS_NOP_IDMAP, dentry, mode, NULL);
+#else
+	return vfs_create(SHIFTFS_NOP_IDMAP, dir, dentry, mode, true);
+#endif
+}
+
+static inline int shiftfs_vfs_mknod(struct inode *dir, struct dentry *dentry,
+				    umode_t mode, dev_t dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return vfs_mknod(SHIFTFS_NOP_IDMAP, dir, dentry, mode, dev,
+			 NULL);
+#else
+	return vfs_mknod(SHIFTFS_NOP_IDMAP, dir, dentry, mode, dev);
+#endif
+}
+
+static inline int shiftfs_vfs_symlink(struct inode *dir, struct dentry *dentry,
+				      const char *oldname)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return vfs_symlink(SHIFTFS_NOP_IDMAP, dir, dentry, oldname,
+			   NULL);
+#else
+	return vfs_symlink(SHIFTFS_NOP_IDMAP, dir, dentry, oldname);
+#endif
+}
+
+static inline int shiftfs_vfs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return vfs_rmdir(SHIFTFS_NOP_IDMAP, dir, dentry, NULL);
+#else
+	return vfs_rmdir(SHIFTFS_NOP_IDMAP, dir, dentry);
+#endif
+}
+
+/*
+ * mkdir, with the contract of 6.19's vfs_mkdir() on every kernel: it
+ * returns the dentry of the new directory, which since 6.15 may be another
+ * than @dentry (a filesystem that splices one: @dentry is then put); on
+ * error @dentry is put and, since 6.19 (end_creating()), @dir unlocked.
+ * Before 6.15 the filesystem may also leave @dentry unhashed or negative,
+ * which the caller handles as for the other creations.
+ */
+static inline struct dentry *shiftfs_vfs_mkdir(struct inode *dir,
+					       struct dentry *dentry,
+					       umode_t mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return vfs_mkdir(SHIFTFS_NOP_IDMAP, dir, dentry, mode, NULL);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+	struct dentry *ret = vfs_mkdir(SHIFTFS_NOP_IDMAP, dir, dentry, mode);
+
+	if (IS_ERR(ret))
+		inode_unlock(dir);
+	return ret;
+#else
+	int err = vfs_mkdir(SHIFTFS_NOP_IDMAP, dir, dentry, mode);
+
+	if (!err)
+		return dentry;
+	inode_unlock(dir);
+	dput(dentry);
+	return ERR_PTR(err);
+#endif
+}
+
+/* 7.3 dropped ->create()'s "excl": the VFS checks O_EXCL itself. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#define SHIFTFS_CREATE_ARGS struct shiftfs_idmap *idmap, struct inode *dir, \
+			    struct dentry *dentry, umode_t mode
+#else
+#define SHIFTFS_CREATE_ARGS struct shiftfs_idmap *idmap, struct inode *dir, \
+			    struct dentry *dentry, umode_t mode, bool excl
+#endif
+
+/* 6.15: ->mkdir returns the dentry it made, NULL for the one it was given. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#define shiftfs_mkdir_ret struct dentry *
+#define SHIFTFS_MKDIR_RET(err) ERR_PTR(err)
+#else
+#define shiftfs_mkdir_ret int
+#define SHIFTFS_MKDIR_RET(err) (err)
+#endif
+
+/*
+ * Renames in the lower filesystem: both directories locked, both names
+ * looked up, the one an ancestor of the other refused, as the VFS does for
+ * rename(2).  6.19 made lock_rename() private to fs/namei.c, for
+ * start_renaming()/end_renaming(), and renamedata names parent dentries
+ * where it named their inodes and two idmaps.  Use rd.old_dentry,
+ * rd.new_dentry and rd.flags only.
+ */
+struct shiftfs_renaming {
+	struct renamedata rd;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 19, 0)
+	struct dentry *old_parent;
+	struct dentry *new_parent;
+#endif
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+static inline int shiftfs_start_renaming(struct shiftfs_renaming *r,
+					 struct dentry *old_parent,
+					 const struct qstr *old_name,
+					 struct dentry *new_parent,
+					 const struct qstr *new_name,
+					 unsigned int flags)
+{
+	struct qstr old_last = QSTR_LEN(old_name->name, old_name->len);
+	struct qstr new_last = QSTR_LEN(new_name->name, new_name->len);
+
+	r->rd = (struct renamedata) {
+		.mnt_idmap	= SHIFTFS_NOP_IDMAP,
+		.old_parent	= old_parent,
+		.new_parent	= new_parent,
+		.flags		= flags,
+	};
+	return start_renaming(&r->rd, 0, &old_last, &new_last);
+}
+
+static inline void shiftfs_end_renaming(struct shiftfs_renaming *r)
+{
+	end_renaming(&r->rd);
+}
+#else
+static inline int shiftfs_start_renaming(struct shiftfs_renaming *r,
+					 struct dentry *old_parent,
+					 const struct qstr *old_name,
+					 struct dentry *new_parent,
+					 const struct qstr *new_name,
+					 unsigned int flags)
+{
+	struct dentry *trap, *old, *new;
+	int err;
+
+	r->old_parent = old_parent;
+	r->new_parent = new_parent;
+	r->rd = (struct renamedata) {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+		.old_mnt_idmap	= SHIFTFS_NOP_IDMAP,
+		.new_mnt_idmap	= SHIFTFS_NOP_IDMAP,
+#else
+		.old_mnt_userns	= SHIFTFS_NOP_IDMAP,
+		.new_mnt_userns	= SHIFTFS_NOP_IDMAP,
+#endif
+		.old_dir	= d_inode(old_parent),
+		.new_dir	= d_inode(new_parent),
+		.flags		= flags,
+	};
+	trap = lock_rename(new_parent, old_parent);
+	if (IS_ERR(trap))
+		return PTR_ERR(trap);
+	old = shiftfs_lookup_one(old_name, old_parent);
+	err = PTR_ERR(old);
+	if (IS_ERR(old))
+		goto out_unlock;
+	new = shiftfs_lookup_one(new_name, new_parent);
+	err = PTR_ERR(new);
+	if (IS_ERR(new))
+		goto out_dput_old;
+	/* The source an ancestor of the target, or the other way round. */
+	err = -EINVAL;
+	if (old == trap)
+		goto out_dput_new;
+	err = (flags & RENAME_EXCHANGE) ? -EINVAL : -ENOTEMPTY;
+	if (new == trap)
+		goto out_dput_new;
+	r->rd.old_dentry = old;
+	r->rd.new_dentry = new;
+	return 0;
+
+out_dput_new:
+	dput(new);
+out_dput_old:
+	dput(old);
+out_unlock:
+	unlock_rename(new_parent, old_parent);
+	return err;
+}
+
+static inline void shiftfs_end_renaming(struct shiftfs_renaming *r)
+{
+	unlock_rename(r->new_parent, r->old_parent);
+	dput(r->rd.old_dentry);
+	dput(r->rd.new_dentry);
+}
+#endif
+
+/*
+ * 6.14 gave ->d_revalidate() the parent directory and a stable name.
+ * shiftfs_d_revalidate() reads neither (it compares its lower dentry),
+ * but passes them to a lower ->d_revalidate() as overlayfs does: a
+ * snapshot of the name, the parent as it is now (-ECHILD in RCU walk
+ * if it is going away).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define SHIFTFS_D_REVALIDATE_ARGS struct inode *dir, const struct qstr *name, \
+				  struct dentry *dentry, unsigned int flags
+#else
+#define SHIFTFS_D_REVALIDATE_ARGS struct dentry *dentry, unsigned int flags
+#endif
+
+static inline int shiftfs_lower_d_revalidate(struct dentry *lower,
+					     unsigned int flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	struct name_snapshot n;
+	struct dentry *parent;
+	struct inode *dir;
+	int ret;
+
+	if (flags & LOOKUP_RCU) {
+		parent = READ_ONCE(lower->d_parent);
+		dir = d_inode_rcu(parent);
+		if (!dir)
+			return -ECHILD;
+	} else {
+		parent = dget_parent(lower);
+		dir = d_inode(parent);
+	}
+	take_dentry_name_snapshot(&n, lower);
+	ret = lower->d_op->d_revalidate(dir, &n.name, lower, flags);
+	release_dentry_name_snapshot(&n);
+	if (!(flags & LOOKUP_RCU))
+		dput(parent);
+	return ret;
+#else
+	return lower->d_op->d_revalidate(lower, flags);
+#endif
+}
+
+/* 6.17: a superblock's default dentry operations are set with a helper. */
+static inline void shiftfs_set_d_op(struct super_block *sb,
+				    const struct dentry_operations *ops)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	set_default_d_op(sb, ops);
+#else
+	sb->s_d_op = ops;
+#endif
+}
+
+/* 6.18 renamed generic_delete_inode(): never keep an unused inode. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define shiftfs_drop_inode_always inode_just_drop
+#else
+#define shiftfs_drop_inode_always generic_delete_inode
+#endif
+
+/* 6.19 put i_state behind accessors. */
+static inline bool shiftfs_inode_is_new(struct inode *inode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return inode_state_read_once(inode) & I_NEW;
+#else
+	return inode->i_state & I_NEW;
+#endif
+}
+
+/* 6.17 renamed struct fileattr, as the inode operations see it. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define shiftfs_fileattr file_kattr
+#else
+#define shiftfs_fileattr fileattr
+#endif
+
+/*
+ * Leases refused.  Since 6.19 a file_operations without ->setlease
+ * refuses them (simple_nosetlease() is gone); before, it allowed them.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+#define SHIFTFS_NOSETLEASE
+#else
+#define SHIFTFS_NOSETLEASE .setlease = simple_nosetlease,
+#endif
+
+/* 6.17 renamed call_mmap(). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define shiftfs_call_mmap vfs_mmap
+#else
+#define shiftfs_call_mmap call_mmap
 #endif
 
 #endif /* _SHIFTFS_COMPAT_H */

@@ -286,7 +286,7 @@ static int shiftfs_mmap(struct file *file, struct vm_area_struct *vma)
 	/* The mapping belongs to the lower file and its page cache. */
 	vma_set_file(vma, real);
 	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
-	ret = call_mmap(vma->vm_file, vma);
+	ret = shiftfs_call_mmap(vma->vm_file, vma);
 	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
@@ -487,7 +487,7 @@ const struct file_operations shiftfs_file_fops = {
 	 * Forwarding to the real file is no better: F_GETLEASE only looks
 	 * at our inode.
 	 */
-	.setlease	= simple_nosetlease,
+	SHIFTFS_NOSETLEASE
 	.splice_read	= shiftfs_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.copy_file_range = shiftfs_copy_file_range,

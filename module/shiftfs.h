@@ -15,8 +15,8 @@
 #include <linux/xattr.h>
 #include <linux/xarray.h>
 
-struct fileattr;
 #include "compat.h"
+struct shiftfs_fileattr;
 
 #define SHIFTFS_MAGIC		0x6a656a62	/* "jejb", as the seed RFC */
 #define SHIFTFS_MAX_EXTENTS	340		/* UID_GID_MAP_MAX_EXTENTS */
@@ -244,29 +244,44 @@ static inline void shiftfs_sync_nosec(struct inode *inode)
  * the no-op idmap (shiftfs refuses idmapped lower mounts) and a
  * pr_debug() in one place.  Callers hold the lower parent's lock and have
  * overridden credentials.
+ *
+ * No struct delegated_inode, as overlayfs: a delegation on the lower
+ * object or directory (nfsd's, or F_SETDELEG by someone working on the
+ * lower tree directly; through shiftfs leases and delegations are
+ * refused) is recalled without waiting and the call fails with
+ * -EWOULDBLOCK.  Waiting for the recall would mean dropping the locks and
+ * starting over (do_unlinkat()); failing holds no inode reference and no
+ * lock past the call, whatever the caller does.
  */
 static inline int shiftfs_do_create(struct inode *dir, struct dentry *dentry,
 				    umode_t mode)
 {
-	int err = vfs_create(SHIFTFS_NOP_IDMAP, dir, dentry, mode, true);
+	int err = shiftfs_vfs_create(dir, dentry, mode);
 
 	pr_debug("create(%pd2, 0%o) = %i\n", dentry, mode, err);
 	return err;
 }
 
-static inline int shiftfs_do_mkdir(struct inode *dir, struct dentry *dentry,
-				   umode_t mode)
+/*
+ * The new directory's dentry, which may be another than @dentry; on error
+ * @dentry is put and @dir unlocked (shiftfs_vfs_mkdir()).
+ */
+static inline struct dentry *shiftfs_do_mkdir(struct inode *dir,
+					      struct dentry *dentry,
+					      umode_t mode)
 {
-	int err = vfs_mkdir(SHIFTFS_NOP_IDMAP, dir, dentry, mode);
+	struct dentry *ret;
 
-	pr_debug("mkdir(%pd2, 0%o) = %i\n", dentry, mode, err);
-	return err;
+	pr_debug("mkdir(%pd2, 0%o)\n", dentry, mode);
+	ret = shiftfs_vfs_mkdir(dir, dentry, mode);
+	pr_debug("...mkdir = %i\n", PTR_ERR_OR_ZERO(ret));
+	return ret;
 }
 
 static inline int shiftfs_do_mknod(struct inode *dir, struct dentry *dentry,
 				   umode_t mode, dev_t dev)
 {
-	int err = vfs_mknod(SHIFTFS_NOP_IDMAP, dir, dentry, mode, dev);
+	int err = shiftfs_vfs_mknod(dir, dentry, mode, dev);
 
 	pr_debug("mknod(%pd2, 0%o, 0%o) = %i\n", dentry, mode, dev, err);
 	return err;
@@ -275,7 +290,7 @@ static inline int shiftfs_do_mknod(struct inode *dir, struct dentry *dentry,
 static inline int shiftfs_do_symlink(struct inode *dir, struct dentry *dentry,
 				     const char *oldname)
 {
-	int err = vfs_symlink(SHIFTFS_NOP_IDMAP, dir, dentry, oldname);
+	int err = shiftfs_vfs_symlink(dir, dentry, oldname);
 
 	pr_debug("symlink(\"%s\", %pd2) = %i\n", oldname, dentry, err);
 	return err;
@@ -301,18 +316,18 @@ static inline int shiftfs_do_unlink(struct inode *dir, struct dentry *dentry)
 
 static inline int shiftfs_do_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	int err = vfs_rmdir(SHIFTFS_NOP_IDMAP, dir, dentry);
+	int err = shiftfs_vfs_rmdir(dir, dentry);
 
 	pr_debug("rmdir(%pd2) = %i\n", dentry, err);
 	return err;
 }
 
-static inline int shiftfs_do_rename(struct renamedata *rd)
+static inline int shiftfs_do_rename(struct shiftfs_renaming *r)
 {
-	int err = vfs_rename(rd);
+	int err = vfs_rename(&r->rd);
 
-	pr_debug("rename(%pd2, %pd2, 0x%x) = %i\n", rd->old_dentry,
-		 rd->new_dentry, rd->flags, err);
+	pr_debug("rename(%pd2, %pd2, 0x%x) = %i\n", r->rd.old_dentry,
+		 r->rd.new_dentry, r->rd.flags, err);
 	return err;
 }
 
@@ -433,9 +448,10 @@ int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
 		    unsigned int query_flags);
 int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 		    struct iattr *attr);
-int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int shiftfs_fileattr_get(struct dentry *dentry,
+			 struct shiftfs_fileattr *fa);
 int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
-			 struct fileattr *fa);
+			 struct shiftfs_fileattr *fa);
 extern const struct inode_operations shiftfs_file_iops;
 extern const struct inode_operations shiftfs_symlink_iops;
 extern const struct inode_operations shiftfs_special_iops;
