@@ -9,6 +9,7 @@
 #define _SHIFTFS_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/mount.h>
@@ -199,6 +200,39 @@ static inline ssize_t shiftfs_iter_write(struct file *real,
 #define SHIFTFS_FL_LIST		fl_list
 #endif
 
+
+/*
+ * Installing credentials around a lower call, by pointer and without a
+ * reference.  Since 6.14 that is what override_creds() and revert_creds()
+ * do (override_creds_light() before that, 6.13): use them.  On 6.1 and
+ * 6.12 they take a reference on the cred and drop it, an atomic on one
+ * cache line shared by every caller on every CPU, twice for each lower
+ * call, so swap the pointer by hand as 6.14's do.  That is equivalent
+ * there: only the task itself reads or writes its subjective cred
+ * (current->cred), which is all either does; the reference guards nothing
+ * shiftfs needs, since the mount holds the creds it installs until umount
+ * and no call into it outlives the mount; lower code that keeps
+ * current_cred() beyond the call takes its own reference, as it must with
+ * any cred; and a nested override_creds() below us reverts to ours.
+ */
+static inline const struct cred *shiftfs_override_creds(const struct cred *new)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	return override_creds(new);
+#else
+	return rcu_replace_pointer(current->cred, new, true);
+#endif
+}
+
+/* Back to @old; returns the creds being left. */
+static inline const struct cred *shiftfs_revert_creds(const struct cred *old)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	return revert_creds(old);
+#else
+	return rcu_replace_pointer(current->cred, old, true);
+#endif
+}
 
 /*
  * Lookups by name in a lower directory.  6.16 made them take a struct qstr

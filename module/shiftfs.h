@@ -387,24 +387,15 @@ void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
 /*
  * Every call into the lower filesystem runs with credentials of the
  * mount's: the mounter's, which the lower filesystem trusts, and for a call
- * that changes the tree the caller's fsuid/fsgid mapped back down.
- *
- * They are installed the way override_creds_light() does it (6.13; plain
- * override_creds() since 6.14): by pointer, without a reference.  On the
- * kernels this builds for, override_creds() takes one on the cred and
- * revert_creds() drops it: an atomic on one cache line shared by every
- * caller on every CPU, twice for each lower call.  Nothing here needs it:
- * the mount holds the creds it installs until umount (shiftfs_creds_free()),
- * and no call into it outlives the mount.  Lower code that keeps
- * current_cred() beyond the call takes its own reference, as it must with
- * any cred; a nested override_creds() below us reverts to ours.
+ * that changes the tree the caller's fsuid/fsgid mapped back down.  They
+ * are installed by pointer, without a reference (shiftfs_override_creds()):
+ * the mount holds them until umount (shiftfs_creds_free()).
  *
  * Installing and reverting are inline: they run around every lower call.
  */
 static inline const struct cred *shiftfs_creds_install(const struct cred *new)
 {
-	/* Only the task itself reads or writes its subjective cred. */
-	return rcu_replace_pointer(current->cred, new, true);
+	return shiftfs_override_creds(new);
 }
 
 /*
@@ -426,7 +417,7 @@ static inline void shiftfs_creds_revert(struct super_block *sb,
 					const struct cred *old)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
-	const struct cred *cur = shiftfs_creds_install(old);
+	const struct cred *cur = shiftfs_revert_creds(old);
 
 	if (unlikely(cur != fs->creator_cred) &&
 	    unlikely(READ_ONCE(fs->nr_creds) >= SHIFTFS_CREDS_MAX))
