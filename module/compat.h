@@ -129,6 +129,167 @@ static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
 #endif
 
 /*
+ * File I/O on the backing file, with the caller's credentials for the
+ * lower filesystem installed already (file.c).  Since 6.8 the VFS has
+ * helpers for stacking filesystems: a read or write from AIO or io_uring
+ * stays asynchronous (the lower file completes it, then our iocb), an
+ * mmap goes through the security hook for backing files.  The helpers
+ * install ctx->cred themselves: the creds we installed.  Before 6.8, the
+ * same synchronously, as overlayfs did.  6.16 passes a kiocb, not a file
+ * and position, to splice and ->end_write.
+ */
+static inline rwf_t shiftfs_iocb_to_rwf(int ifl)
+{
+	rwf_t flags = 0;
+
+	if (ifl & IOCB_NOWAIT)
+		flags |= RWF_NOWAIT;
+	if (ifl & IOCB_HIPRI)
+		flags |= RWF_HIPRI;
+	if (ifl & IOCB_DSYNC)
+		flags |= RWF_DSYNC;
+	if (ifl & IOCB_SYNC)
+		flags |= RWF_SYNC;
+	if (ifl & IOCB_APPEND)
+		flags |= RWF_APPEND;
+	return flags;
+}
+
+/* file.c: after data changed, possibly at an async completion. */
+void shiftfs_file_modified(struct file *file);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+static inline void shiftfs_backing_end_write(struct kiocb *iocb, ssize_t ret)
+{
+	shiftfs_file_modified(iocb->ki_filp);
+}
+#else
+static inline void shiftfs_backing_end_write(struct file *file, loff_t pos,
+					     ssize_t ret)
+{
+	shiftfs_file_modified(file);
+}
+#endif
+
+static inline void shiftfs_backing_ctx(struct backing_file_ctx *ctx,
+				       struct file *user_file, bool write)
+{
+	*ctx = (struct backing_file_ctx) {
+		.cred		= current_cred(),
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
+		.user_file	= user_file,
+#endif
+		.end_write	= write ? shiftfs_backing_end_write : NULL,
+	};
+}
+
+static inline ssize_t shiftfs_file_read_iter(struct file *real,
+					     struct kiocb *iocb,
+					     struct iov_iter *iter)
+{
+	struct backing_file_ctx ctx;
+
+	shiftfs_backing_ctx(&ctx, iocb->ki_filp, false);
+	return backing_file_read_iter(real, iter, iocb, iocb->ki_flags, &ctx);
+}
+
+static inline ssize_t shiftfs_file_write_iter(struct file *real,
+					      struct kiocb *iocb,
+					      struct iov_iter *iter)
+{
+	struct backing_file_ctx ctx;
+
+	shiftfs_backing_ctx(&ctx, iocb->ki_filp, true);
+	return backing_file_write_iter(real, iter, iocb, iocb->ki_flags, &ctx);
+}
+
+static inline ssize_t shiftfs_file_splice_read(struct file *in,
+					       struct file *real, loff_t *ppos,
+					       struct pipe_inode_info *pipe,
+					       size_t len, unsigned int flags)
+{
+	struct backing_file_ctx ctx;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	struct kiocb iocb;
+	ssize_t ret;
+
+	shiftfs_backing_ctx(&ctx, in, false);
+	init_sync_kiocb(&iocb, in);
+	iocb.ki_pos = *ppos;
+	ret = backing_file_splice_read(real, &iocb, pipe, len, flags, &ctx);
+	*ppos = iocb.ki_pos;
+	return ret;
+#else
+	shiftfs_backing_ctx(&ctx, in, false);
+	return backing_file_splice_read(real, ppos, pipe, len, flags, &ctx);
+#endif
+}
+
+static inline int shiftfs_file_mmap(struct file *file, struct file *real,
+				    struct vm_area_struct *vma)
+{
+	struct backing_file_ctx ctx;
+
+	shiftfs_backing_ctx(&ctx, file, false);
+	return backing_file_mmap(real, vma, &ctx);
+}
+#else
+static inline ssize_t shiftfs_file_read_iter(struct file *real,
+					     struct kiocb *iocb,
+					     struct iov_iter *iter)
+{
+	return vfs_iter_read(real, iter, &iocb->ki_pos,
+			     shiftfs_iocb_to_rwf(iocb->ki_flags));
+}
+
+static inline ssize_t shiftfs_file_write_iter(struct file *real,
+					      struct kiocb *iocb,
+					      struct iov_iter *iter)
+{
+	ssize_t ret;
+
+	file_start_write(real);
+	ret = vfs_iter_write(real, iter, &iocb->ki_pos,
+			     shiftfs_iocb_to_rwf(iocb->ki_flags));
+	file_end_write(real);
+	shiftfs_file_modified(iocb->ki_filp);
+	return ret;
+}
+
+/*
+ * Before 6.5 a pipe iterator through our ->read_iter hands the lower
+ * page-cache pages to the pipe (.splice_read is generic_file_splice_read);
+ * 6.5 dropped pipe iterators, and the generic helper copies through
+ * bounce pages: call the lower file's splice_read, as overlayfs does
+ * (sendfile by busybox tar -c cost 1.36x plain with the copy).
+ */
+static inline ssize_t shiftfs_file_splice_read(struct file *in,
+					       struct file *real, loff_t *ppos,
+					       struct pipe_inode_info *pipe,
+					       size_t len, unsigned int flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return vfs_splice_read(real, ppos, pipe, len, flags);
+#else
+	return generic_file_splice_read(in, ppos, pipe, len, flags);
+#endif
+}
+
+/* The mapping belongs to the lower file and its page cache. */
+static inline int shiftfs_file_mmap(struct file *file, struct file *real,
+				    struct vm_area_struct *vma)
+{
+	if (!real->f_op->mmap)
+		return -ENODEV;
+	if (WARN_ON_ONCE(file != vma->vm_file))
+		return -EIO;
+	vma_set_file(vma, real);
+	return call_mmap(vma->vm_file, vma);
+}
+#endif
+
+/*
  * POSIX ACLs: 6.2 moved them from xattr handlers to ->get_acl/->set_acl
  * inode operations taking a dentry, and renamed the path-walk hook to
  * ->get_inode_acl.
@@ -139,40 +300,6 @@ static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
 #else
 #define SHIFTFS_HAVE_ACL_IOPS 0
 #define shiftfs_lower_get_inode_acl(inode, type) get_acl(inode, type)
-#endif
-
-/*
- * Writes to the backing file.  Since 6.8 vfs_iter_write() takes freeze
- * protection itself; before, the caller had to.
- */
-static inline ssize_t shiftfs_iter_write(struct file *real,
-					 struct iov_iter *iter, loff_t *ppos,
-					 rwf_t flags)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
-	return vfs_iter_write(real, iter, ppos, flags);
-#else
-	ssize_t ret;
-
-	file_start_write(real);
-	ret = vfs_iter_write(real, iter, ppos, flags);
-	file_end_write(real);
-	return ret;
-#endif
-}
-
-/*
- * splice_read: our own page cache is empty, the data lives in the lower
- * file's.  Before 6.5 a pipe iterator through our ->read_iter hands the
- * lower page-cache pages to the pipe.  6.5 dropped pipe iterators: the
- * generic helper (copy_splice_read) copies through bounce pages, so call
- * the lower file's splice_read instead, as overlayfs does (sendfile by
- * busybox tar -c cost 1.36x plain with the copy).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#define SHIFTFS_SPLICE_READ_LOWER 1
-#else
-#define SHIFTFS_SPLICE_READ_LOWER 0
 #endif
 
 /* 6.6 made s_xattr an array of const pointers. */
@@ -551,13 +678,6 @@ static inline bool shiftfs_inode_is_new(struct inode *inode)
 #define SHIFTFS_NOSETLEASE
 #else
 #define SHIFTFS_NOSETLEASE .setlease = simple_nosetlease,
-#endif
-
-/* 6.17 renamed call_mmap(). */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-#define shiftfs_call_mmap vfs_mmap
-#else
-#define shiftfs_call_mmap call_mmap
 #endif
 
 #endif /* _SHIFTFS_COMPAT_H */
