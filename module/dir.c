@@ -46,7 +46,10 @@ static struct dentry *shiftfs_lookup_lower(struct dentry *dentry,
 
 /*
  * Some filesystems (fuse, nfs, ...) leave the dentry of a new object
- * unhashed or negative; find the object by name instead.
+ * unhashed or negative, and a mkdir may hand back a dentry the lower
+ * filesystem spliced (shiftfs_vfs_mkdir()): pin it only if it is the
+ * hashed, positive child of the directory we created in, and otherwise
+ * find the object by name, as overlayfs does.
  */
 static struct dentry *shiftfs_created_lower(struct dentry *dentry,
 					    struct dentry *lower_parent,
@@ -54,7 +57,8 @@ static struct dentry *shiftfs_created_lower(struct dentry *dentry,
 {
 	struct dentry *again;
 
-	if (!d_unhashed(lower) && d_really_is_positive(lower))
+	if (!d_unhashed(lower) && d_really_is_positive(lower) &&
+	    lower->d_parent == lower_parent)
 		return lower;
 	/* Not the pinned dentry: that is the one left unhashed or negative. */
 	again = shiftfs_lookup_one(&dentry->d_name, lower_parent);
