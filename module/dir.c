@@ -18,7 +18,7 @@
  * The lower dentry of @dentry's name, the lower parent locked.  The one
  * our lookup pinned is it if it is still hashed, under that name, in that
  * parent: with the parent's i_rwsem held nothing can rename, unlink or
- * create it, so lookup_one_len() would return just that dentry.  Reusing
+ * create it, so a lookup would return just that dentry.  Reusing
  * it saves a hash lookup and a lower permission check on every create,
  * unlink and rename (vfs_create() and the rest check the lower directory
  * themselves).  Dentries the lower filesystem revalidates (remote ones)
@@ -41,13 +41,15 @@ static struct dentry *shiftfs_lookup_lower(struct dentry *dentry,
 		if (pinned)
 			return lower;
 	}
-	return lookup_one_len(dentry->d_name.name, lower_parent,
-			      dentry->d_name.len);
+	return shiftfs_lookup_one(&dentry->d_name, lower_parent);
 }
 
 /*
  * Some filesystems (fuse, nfs, ...) leave the dentry of a new object
- * unhashed or negative; find the object by name instead.
+ * unhashed or negative, and a mkdir may hand back a dentry the lower
+ * filesystem spliced (shiftfs_vfs_mkdir()): pin it only if it is the
+ * hashed, positive child of the directory we created in, and otherwise
+ * find the object by name, as overlayfs does.
  */
 static struct dentry *shiftfs_created_lower(struct dentry *dentry,
 					    struct dentry *lower_parent,
@@ -55,11 +57,11 @@ static struct dentry *shiftfs_created_lower(struct dentry *dentry,
 {
 	struct dentry *again;
 
-	if (!d_unhashed(lower) && d_really_is_positive(lower))
+	if (!d_unhashed(lower) && d_really_is_positive(lower) &&
+	    lower->d_parent == lower_parent)
 		return lower;
 	/* Not the pinned dentry: that is the one left unhashed or negative. */
-	again = lookup_one_len(dentry->d_name.name, lower_parent,
-			       dentry->d_name.len);
+	again = shiftfs_lookup_one(&dentry->d_name, lower_parent);
 	dput(lower);
 	if (!IS_ERR(again) && d_really_is_negative(again)) {
 		dput(again);
@@ -111,7 +113,18 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 			err = shiftfs_do_create(lower_dir, lower, mode);
 			break;
 		case S_IFDIR:
-			err = shiftfs_do_mkdir(lower_dir, lower, mode);
+			/*
+			 * The directory made may be another dentry (one the
+			 * lower filesystem spliced), which is the one to pin.
+			 * On error the lower parent is unlocked already and
+			 * our reference on @lower gone with it.
+			 */
+			lower = shiftfs_do_mkdir(lower_dir, lower, mode);
+			if (IS_ERR(lower)) {
+				err = PTR_ERR(lower);
+				goto out_revert;
+			}
+			err = 0;
 			break;
 		case S_IFLNK:
 			err = shiftfs_do_symlink(lower_dir, lower, link);
@@ -145,24 +158,27 @@ out_dput:
 	dput(lower);
 out_unlock:
 	inode_unlock(lower_dir);
+out_revert:
 	shiftfs_creds_revert(sb, old);
 out_drop_write:
 	mnt_drop_write(fs->lower_mnt);
 	return err;
 }
 
-static int shiftfs_create(struct shiftfs_idmap *idmap, struct inode *dir,
-			  struct dentry *dentry, umode_t mode, bool excl)
+static int shiftfs_create(SHIFTFS_CREATE_ARGS)
 {
 	return shiftfs_create_object(dir, dentry, (mode & 07777) | S_IFREG, 0,
 				     NULL, NULL);
 }
 
-static int shiftfs_mkdir(struct shiftfs_idmap *idmap, struct inode *dir,
-			 struct dentry *dentry, umode_t mode)
+/* Our dentry is the directory's: never another (NULL, since 6.15). */
+static shiftfs_mkdir_ret shiftfs_mkdir(struct shiftfs_idmap *idmap,
+				       struct inode *dir, struct dentry *dentry,
+				       umode_t mode)
 {
-	return shiftfs_create_object(dir, dentry, (mode & 07777) | S_IFDIR, 0,
-				     NULL, NULL);
+	return SHIFTFS_MKDIR_RET(shiftfs_create_object(dir, dentry,
+						       (mode & 07777) | S_IFDIR,
+						       0, NULL, NULL));
 }
 
 static int shiftfs_mknod(struct shiftfs_idmap *idmap, struct inode *dir,
@@ -243,6 +259,11 @@ static int shiftfs_rmdir(struct inode *dir, struct dentry *dentry)
 	return shiftfs_remove(dir, dentry, true);
 }
 
+/*
+ * Both names are looked up again with both lower directories locked
+ * (shiftfs_start_renaming()): the source must be the lower dentry we
+ * pinned, the target the one we pinned or, where we saw none, none.
+ */
 static int shiftfs_rename(struct shiftfs_idmap *idmap,
 			  struct inode *olddir, struct dentry *old,
 			  struct inode *newdir, struct dentry *new,
@@ -252,14 +273,8 @@ static int shiftfs_rename(struct shiftfs_idmap *idmap,
 	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
 	struct dentry *lower_old_parent = shiftfs_dentry_lower(old->d_parent);
 	struct dentry *lower_new_parent = shiftfs_dentry_lower(new->d_parent);
-	struct dentry *lower_old, *lower_new, *trap;
+	struct shiftfs_renaming r;
 	const struct cred *oldcred;
-	struct renamedata rd = {
-		SHIFTFS_RENAMEDATA_IDMAPS,
-		.old_dir	= d_inode(lower_old_parent),
-		.new_dir	= d_inode(lower_new_parent),
-		.flags		= flags,
-	};
 	int err;
 
 	err = mnt_want_write(fs->lower_mnt);
@@ -275,44 +290,23 @@ static int shiftfs_rename(struct shiftfs_idmap *idmap,
 		goto out_drop_write;
 	}
 
-	trap = lock_rename(lower_new_parent, lower_old_parent);
-	if (IS_ERR(trap)) {
-		err = PTR_ERR(trap);
+	err = shiftfs_start_renaming(&r, lower_old_parent, &old->d_name,
+				     lower_new_parent, &new->d_name, flags);
+	if (err)
 		goto out_revert;
-	}
 
-	lower_old = shiftfs_lookup_lower(old, lower_old_parent);
-	if (IS_ERR(lower_old)) {
-		err = PTR_ERR(lower_old);
-		goto out_unlock;
-	}
 	err = -ESTALE;
-	if (lower_old != shiftfs_dentry_lower(old))
-		goto out_dput_old;
-	err = -EINVAL;
-	if (lower_old == trap)
-		goto out_dput_old;
-
-	lower_new = shiftfs_lookup_lower(new, lower_new_parent);
-	if (IS_ERR(lower_new)) {
-		err = PTR_ERR(lower_new);
-		goto out_dput_old;
-	}
-	err = -ESTALE;
+	if (r.rd.old_dentry != shiftfs_dentry_lower(old))
+		goto out_end;
 	if (d_really_is_positive(new)) {
-		if (lower_new != shiftfs_dentry_lower(new))
-			goto out_dput_new;
-	} else if (d_really_is_positive(lower_new)) {
+		if (r.rd.new_dentry != shiftfs_dentry_lower(new))
+			goto out_end;
+	} else if (d_really_is_positive(r.rd.new_dentry)) {
 		/* Created underneath: don't replace what we never saw. */
-		goto out_dput_new;
+		goto out_end;
 	}
-	err = -ENOTEMPTY;
-	if (lower_new == trap)
-		goto out_dput_new;
 
-	rd.old_dentry = lower_old;
-	rd.new_dentry = lower_new;
-	err = shiftfs_do_rename(&rd);
+	err = shiftfs_do_rename(&r);
 	if (!err) {
 		shiftfs_copyattr(olddir);
 		if (newdir != olddir)
@@ -322,12 +316,8 @@ static int shiftfs_rename(struct shiftfs_idmap *idmap,
 			shiftfs_copyattr(d_inode(new));
 	}
 
-out_dput_new:
-	dput(lower_new);
-out_dput_old:
-	dput(lower_old);
-out_unlock:
-	unlock_rename(lower_new_parent, lower_old_parent);
+out_end:
+	shiftfs_end_renaming(&r);
 out_revert:
 	shiftfs_creds_revert(sb, oldcred);
 out_drop_write:

@@ -87,7 +87,7 @@ static ssize_t shiftfs_fifo_write_iter(struct kiocb *iocb,
 	ssize_t ret;
 
 	old = shiftfs_creds_mounter(sb);
-	ret = shiftfs_iter_write(real, iter, &iocb->ki_pos, 0);
+	ret = vfs_iter_write(real, iter, &iocb->ki_pos, 0);
 	shiftfs_creds_revert(sb, old);
 	return ret;
 }

@@ -139,23 +139,6 @@ static int shiftfs_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static rwf_t shiftfs_iocb_to_rwf(int ifl)
-{
-	rwf_t flags = 0;
-
-	if (ifl & IOCB_NOWAIT)
-		flags |= RWF_NOWAIT;
-	if (ifl & IOCB_HIPRI)
-		flags |= RWF_HIPRI;
-	if (ifl & IOCB_DSYNC)
-		flags |= RWF_DSYNC;
-	if (ifl & IOCB_SYNC)
-		flags |= RWF_SYNC;
-	if (ifl & IOCB_APPEND)
-		flags |= RWF_APPEND;
-	return flags;
-}
-
 static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
@@ -169,13 +152,11 @@ static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 	if (ret)
 		return ret;
 	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
-	ret = vfs_iter_read(real, iter, &iocb->ki_pos,
-			    shiftfs_iocb_to_rwf(iocb->ki_flags));
+	ret = shiftfs_file_read_iter(real, iocb, iter);
 	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
-#if SHIFTFS_SPLICE_READ_LOWER
 static ssize_t shiftfs_splice_read(struct file *in, loff_t *ppos,
 				   struct pipe_inode_info *pipe, size_t len,
 				   unsigned int flags)
@@ -188,13 +169,19 @@ static ssize_t shiftfs_splice_read(struct file *in, loff_t *ppos,
 	if (ret)
 		return ret;
 	old = shiftfs_creds_mounter(file_inode(in)->i_sb);
-	ret = vfs_splice_read(real, ppos, pipe, len, flags);
+	ret = shiftfs_file_splice_read(in, real, ppos, pipe, len, flags);
 	shiftfs_creds_revert(file_inode(in)->i_sb, old);
 	return ret;
 }
-#else
-#define shiftfs_splice_read generic_file_splice_read
-#endif
+
+/*
+ * The data changed: size and times as they are underneath.  For AIO and
+ * io_uring, at the completion, from a workqueue (compat.h).
+ */
+void shiftfs_file_modified(struct file *file)
+{
+	shiftfs_copyattr(file_inode(file));
+}
 
 /*
  * Before data changes, with the inode locked: attributes as they are
@@ -237,10 +224,8 @@ static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 		ret = PTR_ERR(old);
 		goto out_unlock;
 	}
-	ret = shiftfs_iter_write(real, iter, &iocb->ki_pos,
-				 shiftfs_iocb_to_rwf(iocb->ki_flags));
+	ret = shiftfs_file_write_iter(real, iocb, iter);
 	shiftfs_creds_revert(inode->i_sb, old);
-	shiftfs_copyattr(inode);
 
 out_unlock:
 	inode_unlock(inode);
@@ -295,15 +280,8 @@ static int shiftfs_mmap(struct file *file, struct vm_area_struct *vma)
 	const struct cred *old;
 	int ret;
 
-	if (!real->f_op->mmap)
-		return -ENODEV;
-	if (WARN_ON_ONCE(file != vma->vm_file))
-		return -EIO;
-
-	/* The mapping belongs to the lower file and its page cache. */
-	vma_set_file(vma, real);
 	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
-	ret = call_mmap(vma->vm_file, vma);
+	ret = shiftfs_file_mmap(file, real, vma);
 	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
@@ -504,7 +482,7 @@ const struct file_operations shiftfs_file_fops = {
 	 * Forwarding to the real file is no better: F_GETLEASE only looks
 	 * at our inode.
 	 */
-	.setlease	= simple_nosetlease,
+	SHIFTFS_NOSETLEASE
 	.splice_read	= shiftfs_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.copy_file_range = shiftfs_copy_file_range,

@@ -63,7 +63,7 @@ struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 	inode = shiftfs_iget(sb, lower);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
-	if (!(inode->i_state & I_NEW))
+	if (!shiftfs_inode_is_new(inode))
 		return inode;
 
 	/* Stable, unique (within our st_dev) and the same as underneath. */
@@ -303,7 +303,8 @@ static const char *shiftfs_get_link(struct dentry *dentry,
 	return link;
 }
 
-int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+int shiftfs_fileattr_get(struct dentry *dentry,
+			 struct shiftfs_fileattr *fa)
 {
 	const struct cred *old;
 	int err;
@@ -320,7 +321,7 @@ int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa)
  * that again with the owner as it is now underneath.
  */
 int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
-			 struct fileattr *fa)
+			 struct shiftfs_fileattr *fa)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(dentry->d_sb);
 	struct inode *inode = d_inode(dentry);

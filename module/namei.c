@@ -19,8 +19,7 @@ struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
 	const struct cred *old;
 
 	old = shiftfs_creds_mounter(dir->i_sb);
-	lower = lookup_one_unlocked(SHIFTFS_NOP_IDMAP, dentry->d_name.name,
-				    lower_dir, dentry->d_name.len);
+	lower = shiftfs_lookup_one_unlocked(&dentry->d_name, lower_dir);
 	shiftfs_creds_revert(dir->i_sb, old);
 	if (IS_ERR(lower))
 		return lower;
@@ -143,7 +142,7 @@ static int shiftfs_revalidate_rcu(struct dentry *dentry, unsigned int flags,
 	if (match <= 0)
 		return match;
 	if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
-		return lower->d_op->d_revalidate(lower, flags);
+		return shiftfs_lower_d_revalidate(lower, flags);
 	if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
 		return -ECHILD;
 	return 1;
@@ -174,7 +173,7 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 	}
 
 	if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
-		ret = lower->d_op->d_revalidate(lower, flags);
+		ret = shiftfs_lower_d_revalidate(lower, flags);
 	else if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
 		ret = lower->d_op->d_weak_revalidate(lower, flags);
 	if (ret > 0 && d_really_is_positive(dentry))
@@ -184,7 +183,7 @@ out:
 	return ret;
 }
 
-static int shiftfs_d_revalidate(struct dentry *dentry, unsigned int flags)
+static int shiftfs_d_revalidate(SHIFTFS_D_REVALIDATE_ARGS)
 {
 	return shiftfs_revalidate_common(dentry, flags, false);
 }

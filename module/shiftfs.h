@@ -15,8 +15,8 @@
 #include <linux/xattr.h>
 #include <linux/xarray.h>
 
-struct fileattr;
 #include "compat.h"
+struct shiftfs_fileattr;
 
 #define SHIFTFS_MAGIC		0x6a656a62	/* "jejb", as the seed RFC */
 #define SHIFTFS_MAX_EXTENTS	340		/* UID_GID_MAP_MAX_EXTENTS */
@@ -251,29 +251,44 @@ static inline void shiftfs_sync_nosec(struct inode *inode)
  * the no-op idmap (shiftfs refuses idmapped lower mounts) and a
  * pr_debug() in one place.  Callers hold the lower parent's lock and have
  * overridden credentials.
+ *
+ * No struct delegated_inode, as overlayfs: a delegation on the lower
+ * object or directory (nfsd's, or F_SETDELEG by someone working on the
+ * lower tree directly; through shiftfs leases and delegations are
+ * refused) is recalled without waiting and the call fails with
+ * -EWOULDBLOCK.  Waiting for the recall would mean dropping the locks and
+ * starting over (do_unlinkat()); failing holds no inode reference and no
+ * lock past the call, whatever the caller does.
  */
 static inline int shiftfs_do_create(struct inode *dir, struct dentry *dentry,
 				    umode_t mode)
 {
-	int err = vfs_create(SHIFTFS_NOP_IDMAP, dir, dentry, mode, true);
+	int err = shiftfs_vfs_create(dir, dentry, mode);
 
 	pr_debug("create(%pd2, 0%o) = %i\n", dentry, mode, err);
 	return err;
 }
 
-static inline int shiftfs_do_mkdir(struct inode *dir, struct dentry *dentry,
-				   umode_t mode)
+/*
+ * The new directory's dentry, which may be another than @dentry; on error
+ * @dentry is put and @dir unlocked (shiftfs_vfs_mkdir()).
+ */
+static inline struct dentry *shiftfs_do_mkdir(struct inode *dir,
+					      struct dentry *dentry,
+					      umode_t mode)
 {
-	int err = vfs_mkdir(SHIFTFS_NOP_IDMAP, dir, dentry, mode);
+	struct dentry *ret;
 
-	pr_debug("mkdir(%pd2, 0%o) = %i\n", dentry, mode, err);
-	return err;
+	pr_debug("mkdir(%pd2, 0%o)\n", dentry, mode);
+	ret = shiftfs_vfs_mkdir(dir, dentry, mode);
+	pr_debug("...mkdir = %i\n", PTR_ERR_OR_ZERO(ret));
+	return ret;
 }
 
 static inline int shiftfs_do_mknod(struct inode *dir, struct dentry *dentry,
 				   umode_t mode, dev_t dev)
 {
-	int err = vfs_mknod(SHIFTFS_NOP_IDMAP, dir, dentry, mode, dev);
+	int err = shiftfs_vfs_mknod(dir, dentry, mode, dev);
 
 	pr_debug("mknod(%pd2, 0%o, 0%o) = %i\n", dentry, mode, dev, err);
 	return err;
@@ -282,7 +297,7 @@ static inline int shiftfs_do_mknod(struct inode *dir, struct dentry *dentry,
 static inline int shiftfs_do_symlink(struct inode *dir, struct dentry *dentry,
 				     const char *oldname)
 {
-	int err = vfs_symlink(SHIFTFS_NOP_IDMAP, dir, dentry, oldname);
+	int err = shiftfs_vfs_symlink(dir, dentry, oldname);
 
 	pr_debug("symlink(\"%s\", %pd2) = %i\n", oldname, dentry, err);
 	return err;
@@ -308,18 +323,18 @@ static inline int shiftfs_do_unlink(struct inode *dir, struct dentry *dentry)
 
 static inline int shiftfs_do_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	int err = vfs_rmdir(SHIFTFS_NOP_IDMAP, dir, dentry);
+	int err = shiftfs_vfs_rmdir(dir, dentry);
 
 	pr_debug("rmdir(%pd2) = %i\n", dentry, err);
 	return err;
 }
 
-static inline int shiftfs_do_rename(struct renamedata *rd)
+static inline int shiftfs_do_rename(struct shiftfs_renaming *r)
 {
-	int err = vfs_rename(rd);
+	int err = vfs_rename(&r->rd);
 
-	pr_debug("rename(%pd2, %pd2, 0x%x) = %i\n", rd->old_dentry,
-		 rd->new_dentry, rd->flags, err);
+	pr_debug("rename(%pd2, %pd2, 0x%x) = %i\n", r->rd.old_dentry,
+		 r->rd.new_dentry, r->rd.flags, err);
 	return err;
 }
 
@@ -381,24 +396,15 @@ void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
 /*
  * Every call into the lower filesystem runs with credentials of the
  * mount's: the mounter's, which the lower filesystem trusts, and for a call
- * that changes the tree the caller's fsuid/fsgid mapped back down.
- *
- * They are installed the way override_creds_light() does it (6.13; plain
- * override_creds() since 6.14): by pointer, without a reference.  On the
- * kernels this builds for, override_creds() takes one on the cred and
- * revert_creds() drops it: an atomic on one cache line shared by every
- * caller on every CPU, twice for each lower call.  Nothing here needs it:
- * the mount holds the creds it installs until umount (shiftfs_creds_free()),
- * and no call into it outlives the mount.  Lower code that keeps
- * current_cred() beyond the call takes its own reference, as it must with
- * any cred; a nested override_creds() below us reverts to ours.
+ * that changes the tree the caller's fsuid/fsgid mapped back down.  They
+ * are installed by pointer, without a reference (shiftfs_override_creds()):
+ * the mount holds them until umount (shiftfs_creds_free()).
  *
  * Installing and reverting are inline: they run around every lower call.
  */
 static inline const struct cred *shiftfs_creds_install(const struct cred *new)
 {
-	/* Only the task itself reads or writes its subjective cred. */
-	return rcu_replace_pointer(current->cred, new, true);
+	return shiftfs_override_creds(new);
 }
 
 /*
@@ -420,7 +426,7 @@ static inline void shiftfs_creds_revert(struct super_block *sb,
 					const struct cred *old)
 {
 	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
-	const struct cred *cur = shiftfs_creds_install(old);
+	const struct cred *cur = shiftfs_revert_creds(old);
 
 	if (unlikely(cur != fs->creator_cred) &&
 	    unlikely(READ_ONCE(fs->nr_creds) >= SHIFTFS_CREDS_MAX))
@@ -442,9 +448,10 @@ int shiftfs_getattr(struct shiftfs_idmap *idmap, const struct path *path,
 		    unsigned int query_flags);
 int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 		    struct iattr *attr);
-int shiftfs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int shiftfs_fileattr_get(struct dentry *dentry,
+			 struct shiftfs_fileattr *fa);
 int shiftfs_fileattr_set(struct shiftfs_idmap *idmap, struct dentry *dentry,
-			 struct fileattr *fa);
+			 struct shiftfs_fileattr *fa);
 extern const struct inode_operations shiftfs_file_iops;
 extern const struct inode_operations shiftfs_symlink_iops;
 extern const struct inode_operations shiftfs_special_iops;

@@ -138,7 +138,7 @@ static const struct super_operations shiftfs_super_ops = {
 	.free_inode	= shiftfs_free_inode,
 	.evict_inode	= shiftfs_evict_inode,
 	/* Don't keep unused inodes: they pin lower inodes. */
-	.drop_inode	= generic_delete_inode,
+	.drop_inode	= shiftfs_drop_inode_always,
 	.statfs		= shiftfs_statfs,
 	.sync_fs	= shiftfs_sync_fs,
 	.show_options	= shiftfs_show_options,
@@ -304,7 +304,7 @@ int shiftfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = lower_sb->s_blocksize_bits;
 	sb->s_magic = SHIFTFS_MAGIC;
 	sb->s_op = &shiftfs_super_ops;
-	sb->s_d_op = &shiftfs_dentry_ops;
+	shiftfs_set_d_op(sb, &shiftfs_dentry_ops);
 	sb->s_xattr = shiftfs_xattr_handlers;
 	/* Let the lower filesystem apply umask or default ACLs, once. */
 	sb->s_flags |= lower_sb->s_flags & SB_POSIXACL;
