@@ -3,6 +3,17 @@
  * Lookup through the dcache.  Each shiftfs dentry pins the lower dentry it
  * was looked up as (negative ones too), and revalidation compares the two
  * so that changes made directly on the lower filesystem show through.
+ *
+ * The comparison is skipped while neither dentry has changed since they
+ * were last seen to match: d_time holds both d_seq counts from then.  The
+ * VFS bumps a dentry's d_seq on every d_move() and d_exchange() of it (its
+ * name and parent), d_instantiate() and d_delete() (its inode) and
+ * __d_drop() (its hashing), so equal counts mean the same name, parent,
+ * inode and hashing on both sides.  What d_seq does not cover is checked
+ * every time: that d_fsdata is still the lower dentry the counts were
+ * taken from, that our parent still pins the lower dentry's parent, and
+ * the lower filesystem's own d_revalidate().  A count read outside a
+ * write section is even: SHIFTFS_SEQ_UNKNOWN (odd) matches none.
  */
 #define pr_fmt(fmt) "shiftfs: " fmt
 
@@ -33,6 +44,7 @@ struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
 	}
 	/* Not yet visible to anyone: no need for d_lock. */
 	dentry->d_fsdata = lower;
+	dentry->d_time = SHIFTFS_SEQ_UNKNOWN;
 	return d_splice_alias(inode, dentry);
 }
 
@@ -87,14 +99,18 @@ static int shiftfs_names_fold_equal(const struct dentry *dentry,
  * made directly on the lower filesystem make them differ.  Called either
  * with d_lock of both dentries held, or in RCU walk inside d_seq read
  * sections of both, which a rename, d_instantiate() or d_delete() bumps.
- * 1 if it is, 0 if not, -ECHILD if RCU walk cannot tell.
+ * SHIFTFS_NAME_MATCH if it is, names compared; 1 if it is and no name is
+ * involved, 0 if not, -ECHILD if RCU walk cannot tell.
  */
+#define SHIFTFS_NAME_MATCH	2
+
 static int shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
 				 bool weak, bool rcu)
 {
 	struct dentry *parent = READ_ONCE(dentry->d_parent);
 	struct inode *inode = d_inode_rcu(dentry);
 	struct inode *lower_inode = d_inode_rcu(lower);
+	int ret;
 
 	if (!inode != !lower_inode)
 		return 0;
@@ -114,8 +130,37 @@ static int shiftfs_lower_matches(struct dentry *dentry, struct dentry *lower,
 		return 0;
 	/* Not the hashes: they are salted with the parent's address. */
 	if (shiftfs_names_equal(dentry, lower))
-		return 1;
-	return shiftfs_names_fold_equal(dentry, lower, rcu);
+		return SHIFTFS_NAME_MATCH;
+	ret = shiftfs_names_fold_equal(dentry, lower, rcu);
+	return ret > 0 ? SHIFTFS_NAME_MATCH : ret;
+}
+
+/* What d_time holds for the two d_seq counts (see the top); even. */
+static inline unsigned long shiftfs_seq_key(unsigned int seq,
+					    unsigned int lower_seq)
+{
+#if BITS_PER_LONG == 64
+	return (unsigned long)seq << 32 | lower_seq;
+#else
+	return SHIFTFS_SEQ_UNKNOWN;	/* no room for both: always compare */
+#endif
+}
+
+/*
+ * Record @key, under which the dentries were seen to match, in RCU walk.
+ * shiftfs_dentry_set_lower() may give @dentry another lower dentry
+ * meanwhile; it stores d_fsdata, then SHIFTFS_SEQ_UNKNOWN: whichever order
+ * the two sides' stores land in, the old @lower's count does not stay
+ * recorded for the new one.
+ */
+static void shiftfs_record_seq(struct dentry *dentry, struct dentry *lower,
+			       unsigned long key)
+{
+	WRITE_ONCE(dentry->d_time, key);
+	/* our store before our load; pairs with set_lower()'s smp_wmb() */
+	smp_mb();
+	if (READ_ONCE(dentry->d_fsdata) != lower)
+		WRITE_ONCE(dentry->d_time, SHIFTFS_SEQ_UNKNOWN);
 }
 
 /*
@@ -128,19 +173,29 @@ static int shiftfs_revalidate_rcu(struct dentry *dentry, unsigned int flags,
 {
 	struct dentry *lower = shiftfs_dentry_lower(dentry);
 	unsigned int seq, lower_seq;
+	unsigned long key;
 	int match;
 
 	if (!lower)
 		return -ECHILD;
 	seq = raw_seqcount_begin(&dentry->d_seq);
 	lower_seq = raw_seqcount_begin(&lower->d_seq);
-	match = shiftfs_lower_matches(dentry, lower, weak, true);
+	key = shiftfs_seq_key(seq, lower_seq);
+	if (!weak && !(key & SHIFTFS_SEQ_UNKNOWN) &&
+	    READ_ONCE(dentry->d_time) == key)
+		/* unchanged since they matched; the parent is not in d_seq */
+		match = READ_ONCE(lower->d_parent) ==
+			shiftfs_dentry_lower(READ_ONCE(dentry->d_parent));
+	else
+		match = shiftfs_lower_matches(dentry, lower, weak, true);
 	if (read_seqcount_retry(&lower->d_seq, lower_seq) ||
 	    read_seqcount_retry(&dentry->d_seq, seq) ||
 	    READ_ONCE(dentry->d_fsdata) != lower)
 		return -ECHILD;
 	if (match <= 0)
 		return match;
+	if (match == SHIFTFS_NAME_MATCH && !(key & SHIFTFS_SEQ_UNKNOWN))
+		shiftfs_record_seq(dentry, lower, key);
 	if (!weak && (lower->d_flags & DCACHE_OP_REVALIDATE))
 		return shiftfs_lower_d_revalidate(lower, flags);
 	if (weak && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
@@ -165,6 +220,11 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 	}
 	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
 	match = shiftfs_lower_matches(dentry, lower, weak, false);
+	/* Both d_seq are even and stable: their writers hold the d_locks. */
+	if (match == SHIFTFS_NAME_MATCH)
+		WRITE_ONCE(dentry->d_time,
+			   shiftfs_seq_key(raw_seqcount_begin(&dentry->d_seq),
+					   raw_seqcount_begin(&lower->d_seq)));
 	spin_unlock(&lower->d_lock);
 	spin_unlock(&dentry->d_lock);
 	if (!match) {

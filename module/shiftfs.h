@@ -124,6 +124,12 @@ static inline struct inode *shiftfs_inode_lower(const struct inode *inode)
 	return SHIFTFS_I(inode)->lower;
 }
 
+/*
+ * d_time: the lower dentry's d_seq when the names last matched (namei.c);
+ * odd, as this, matches no sequence read outside a write section.
+ */
+#define SHIFTFS_SEQ_UNKNOWN	1UL
+
 /* d_fsdata holds a reference on the lower dentry, negative ones included. */
 static inline struct dentry *shiftfs_dentry_lower(const struct dentry *dentry)
 {

@@ -208,6 +208,9 @@ void shiftfs_dentry_set_lower(struct dentry *dentry, struct dentry *lower)
 	spin_lock(&dentry->d_lock);
 	old = dentry->d_fsdata;
 	WRITE_ONCE(dentry->d_fsdata, lower);
+	/* after d_fsdata: see shiftfs_record_seq() */
+	smp_wmb();
+	WRITE_ONCE(dentry->d_time, SHIFTFS_SEQ_UNKNOWN);
 	spin_unlock(&dentry->d_lock);
 	dput(old);
 }

@@ -22,6 +22,9 @@
  *   bench-fs seqread  FILE              read the file in 1 MiB reads
  *   bench-fs randread FILE COUNT        COUNT 4 KiB preads at random aligned offsets
  *   bench-fs mmapread FILE              mmap the file, touch every page
+ *   bench-fs uring   FILE COUNT QD      COUNT 4 KiB reads at random aligned
+ *                                       offsets through io_uring, QD in
+ *                                       flight (raw syscalls, no liburing)
  *   bench-fs walk    DIR                lstat every entry of a tree, print
  *                                       "path size uid gid mode" to stdout
  *   bench-fs mktree  DIR MIB SEED       a source-like tree of about MIB MiB
@@ -56,10 +59,12 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/io_uring.h>
 
 #define CHUNK (1024 * 1024)
 
@@ -411,6 +416,121 @@ static int cmd_randread(const char *file, long count)
 	return 0;
 }
 
+/*
+ * io_uring by raw system calls (the guest has no liburing): one ring of
+ * @qd entries, kept full, IORING_OP_READ of 4 KiB at random offsets into
+ * @qd buffers; the same offsets as randread.  Only what a reader needs:
+ * no SQPOLL, no registered files or buffers (as a plain program would).
+ */
+struct uring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static void uring_setup(struct uring *u, unsigned int entries)
+{
+	struct io_uring_params p;
+	size_t sq_len, cq_len;
+	char *sq, *cq;
+
+	memset(&p, 0, sizeof(p));
+	u->fd = syscall(__NR_io_uring_setup, entries, &p);
+	if (u->fd < 0)
+		die("io_uring_setup");
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  u->fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  u->fd, IORING_OFF_CQ_RING);
+	u->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+		       IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || u->sqes == MAP_FAILED)
+		die("mmap io_uring");
+	u->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	u->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	u->sq_array = (unsigned int *)(sq + p.sq_off.array);
+	u->cq_head = (unsigned int *)(cq + p.cq_off.head);
+	u->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	u->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
+	u->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+}
+
+/* Queue one 4 KiB read of @fd at @off into @buf, tagged @tag. */
+static void uring_read(struct uring *u, int fd, char *buf, off_t off,
+		       unsigned long tag)
+{
+	unsigned int tail = *u->sq_tail, i = tail & *u->sq_mask;
+	struct io_uring_sqe *sqe = &u->sqes[i];
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_READ;
+	sqe->fd = fd;
+	sqe->off = off;
+	sqe->addr = (unsigned long)buf;
+	sqe->len = 4096;
+	sqe->user_data = tag;
+	u->sq_array[i] = i;
+	__atomic_store_n(u->sq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+static int cmd_uring(const char *file, long count, long qd)
+{
+	char *buf = chunk();
+	long pages, queued = 0, done = 0;
+	struct uring u;
+	struct stat st;
+	double t0;
+	int fd;
+
+	if (qd < 1 || qd > 256 || qd * 4096 > CHUNK)
+		usage();
+	fd = open_ro(file);
+	if (fstat(fd, &st))
+		die("fstat %s", file);
+	pages = st.st_size / 4096;
+	if (pages == 0) {
+		fprintf(stderr, "%s: %s is empty\n", prog, file);
+		return 1;
+	}
+	uring_setup(&u, qd);
+	t0 = now();
+	while (done < count) {
+		unsigned int head, tail, submit = 0;
+
+		/* refill: one buffer per slot in flight (tag = slot) */
+		while (queued < count && queued - done < qd) {
+			uring_read(&u, fd, buf + (queued % qd) * 4096,
+				   (off_t)(rnd() % pages) * 4096, queued % qd);
+			queued++;
+			submit++;
+		}
+		if (syscall(__NR_io_uring_enter, u.fd, submit, 1,
+			    IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+			die("io_uring_enter");
+		head = *u.cq_head;
+		tail = __atomic_load_n(u.cq_tail, __ATOMIC_ACQUIRE);
+		for (; head != tail; head++) {
+			struct io_uring_cqe *cqe = &u.cqes[head & *u.cq_mask];
+
+			if (cqe->res != 4096) {
+				errno = cqe->res < 0 ? -cqe->res : EIO;
+				die("io_uring read %s", file);
+			}
+			done++;
+		}
+		__atomic_store_n(u.cq_head, head, __ATOMIC_RELEASE);
+	}
+	report(t0);
+	close(u.fd);
+	close(fd);
+	return 0;
+}
+
 static int cmd_mmapread(const char *file)
 {
 	volatile unsigned long sum = 0;
@@ -595,10 +715,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: %s create|stat|readdir|rename|unlink DIR NDIRS NFILES\n"
 		"       %s seqwrite FILE MIB | seqread FILE | randread FILE COUNT | mmapread FILE\n"
+		"       %s uring FILE COUNT QD\n"
 		"       %s walk DIR | mktree DIR MIB SEED | time CMD [ARG...]\n"
 		"       %s as UID GID CMD [ARG...] | mount TYPE SRC DST DATA\n"
 		"       %s par N create DIR NDIRS NFILES | par N stat DIR NDIRS NFILES PASSES\n",
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -627,6 +748,8 @@ int main(int argc, char **argv)
 		return cmd_seqwrite(argv[2], num(argv[3]));
 	if (argc == 4 && !strcmp(c, "randread"))
 		return cmd_randread(argv[2], num(argv[3]));
+	if (argc == 5 && !strcmp(c, "uring"))
+		return cmd_uring(argv[2], num(argv[3]), num(argv[4]));
 	if ((argc == 7 || argc == 8) && !strcmp(c, "par")) {
 		long ndirs = num(argv[5]);
 

@@ -24,6 +24,10 @@
 # "par" (the parallel workers) needs two vCPUs running at once, which an
 # -icount guest cannot give, so it boots again with the wall clock and
 # two vCPUs.  BENCH_PARTS="main par" (default) picks which.
+# BENCH_SECTIONS=meta,mem and BENCH_COLS=plain,shiftfs,overlayfs narrow
+# the main boot to those sections and columns, BENCH_REPS=1 to one repeat
+# (for a before/after measurement of one change: under the icount clock
+# repeats agree to 1 %; the full bench is the default).
 #
 # Output: BUILD_DIR/bench/KVER/results.md and results.csv (both boots),
 # and each boot's own tables and guest log (tap.log, console.log) in
@@ -120,7 +124,12 @@ for part in $parts; do
 	main)
 		# every section but the parallel one, on the chosen clock
 		echo "run-bench.sh: benchmark on $kver: main boot (limit ${limit}s)"
-		boot main "tcg, ${BENCH_CLOCK:-icount} clock" $clock || rc=1
+		set --
+		[ -n "${BENCH_SECTIONS:-}" ] && set -- "$@" -a "shiftfs.bench_sections=$BENCH_SECTIONS"
+		[ -n "${BENCH_COLS:-}" ] && set -- "$@" -a "shiftfs.bench_cols=$BENCH_COLS"
+		[ -n "${BENCH_REPS:-}" ] && set -- "$@" -a "shiftfs.bench_reps=$BENCH_REPS"
+		# shellcheck disable=SC2086
+		boot main "tcg, ${BENCH_CLOCK:-icount} clock" $clock "$@" || rc=1
 		;;
 	par)
 		# N workers need N vCPUs that really run at once: the wall
