@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -476,32 +477,53 @@ static int lower_mount(const char *dev, const char *type, bool ro,
 }
 
 /*
+ * symlink(target, name) where name ends in "XXXXXX", replaced by random
+ * letters until the name is free, as mkdtemp() does for directories.
+ */
+static int symlink_tmp(const char *target, char *name)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t len = strlen(name), i;
+	unsigned char rnd[6];
+	int tries;
+
+	if (len < 6 || strcmp(name + len - 6, "XXXXXX"))
+		return -EINVAL;
+	for (tries = 0; tries < 100; tries++) {
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+			return -EIO;
+		for (i = 0; i < 6; i++)
+			name[len - 6 + i] = set[rnd[i] % (sizeof(set) - 1)];
+		if (!symlink(target, name))
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
  * shiftfs takes its lower layer as a path.  A detached mount has one:
- * /proc/self/fd/N of its fd, and that is tried first since it never makes
- * the lower mount visible.  A module that insists on a mount in the
+ * /proc/self/fd/N of its fd, given through a symlink named after dev
+ * (source.h), and that is tried first since it never makes the lower
+ * mount visible (6.15 and later take it).  A module that insists on a mount in the
  * caller's namespace (clone_private_mount() before 6.15) refuses it; then
  * the lower mount is put on a private temporary directory for the time of
  * the fsconfig() calls and lazily unmounted again, shiftfs holding its own
  * reference.  The directory is named after dev (source.h) because
  * mountinfo keeps showing it as the shiftfs mount's source.  Signals that
- * would end us are held off meanwhile so that the directory and its mount
- * never outlive us.
+ * would end us are held off meanwhile so that the symlink, the directory
+ * and its mount never outlive us.
  */
 static int shift_over_detached(int lowerfd, const char *dev,
 			       const char *display, const struct shift_opts *o,
 			       uint64_t attr)
 {
-	char source[64], tmp[PATH_MAX];
+	char source[64], tmp[PATH_MAX], name[PATH_MAX];
 	sigset_t block, old;
-	bool opened;
-	int mfd;
-
-	snprintf(source, sizeof(source), "/proc/self/fd/%d", lowerfd);
-	mfd = shiftfs_create(source, display, o, attr, true, &opened);
-	if (mfd >= 0 || !opened)
-		return mfd;
-	sc_debug("shiftfs refused %s (%s): trying a temporary directory",
-		 source, strerror(-mfd));
+	bool opened = false;
+	int mfd = -EINVAL;
 
 	if (source_tmpdir_template(tmp, sizeof(tmp),
 				   access("/run", W_OK) ? "/tmp" : "/run", dev)) {
@@ -515,6 +537,25 @@ static int shift_over_detached(int lowerfd, const char *dev,
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &block, &old);
+
+	/*
+	 * The detached mount itself, through a symlink to /proc/self/fd/N
+	 * named like the temporary directory: shiftfs shows the name it was
+	 * given as the mount's source, which is how `shiftctl list` finds
+	 * the image (the fd's own name would say nothing).
+	 */
+	snprintf(source, sizeof(source), "/proc/self/fd/%d", lowerfd);
+	snprintf(name, sizeof(name), "%s", tmp);
+	if (!symlink_tmp(source, name)) {
+		mfd = shiftfs_create(name, display, o, attr, true, &opened);
+		if (unlink(name))
+			warn("%s: cannot remove", name);
+		if (mfd >= 0 || !opened)
+			goto out;
+		sc_debug("shiftfs refused %s (%s): trying a temporary directory",
+			 source, strerror(-mfd));
+	}
+
 	if (!mkdtemp(tmp)) {
 		mfd = -errno;
 		warnc(-mfd, "%s: cannot make a temporary directory", tmp);
