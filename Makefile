@@ -60,13 +60,10 @@ BUILD := $(TOP)/build
 resolve_kver = $(or $(shell $(TOP)/images/kver.sh -b $(BUILD) $(1)),$(error could not resolve KVER '$(1)' from apt; see images/kver.sh))
 
 # The kernel series make check and make test run on without KVER, one
-# guest suite each.  7.x (sid's 7.2, trixie-backports' 7.3) is supported
-# by the build and test infrastructure but joins the default list only
-# once module/ builds for it: KVER_7X_IN_DEFAULT = yes turns it on.
-KVER_SERIES_7X := 7.2 7.3
-KVER_7X_IN_DEFAULT ?= no
-KVER_SERIES := 6.1 6.12+deb12 6.12+deb13 $(if $(filter yes,$(KVER_7X_IN_DEFAULT)),$(KVER_SERIES_7X))
-KVER_SERIES_ALL := 6.1 6.12+deb12 6.12+deb13 $(KVER_SERIES_7X)
+# guest suite each: every kernel Debian ships today (make kvers).
+# KVER_SERIES=... on the command line narrows a run.
+KVER_SERIES_ALL := 6.1 6.12+deb12 6.12+deb13 7.3 7.2
+KVER_SERIES ?= $(KVER_SERIES_ALL)
 define lazy_kver
 KVER_$(1) = $$(eval KVER_$(1) := $$$$(call resolve_kver,$(1)))$$(KVER_$(1))
 endef
