@@ -232,7 +232,8 @@ err_has() { grep -q "^ERROR: shiftfs hook: .*$1" "$W/err" || fail "no ERROR: $2"
 refused() {
 	_why=$1 _pat=$2
 	shift 2
-	refused "$_why" "$_pat" "$@"
+	hook pre-start "$@" && fail "pre-start ran $_why"
+	err_has "$_pat" "$_why"
 }
 
 what_lxc_passes_refusals() {
