@@ -93,6 +93,16 @@ static const struct sc_cmd commands[] = {
 		"                                default TARGET,SOURCE,MODE,NOSUID,MAPS)\n",
 	  .more_help = list_columns_help,
 	},
+	{ .name = "lxc-hook", .handler = cmd_lxchook,
+	  .args = "[NAME SECTION TYPE]",
+	  .help = "the LXC hook: shift an unprivileged container's rootfs at start",
+	  .options = "",
+	  .notes =
+		"Run by LXC through lxc-hook/shiftfs as its pre-start, pre-mount,\n"
+		"start-host and post-stop hook (lxc.hook.version 0 or 1), with the\n"
+		"environment LXC gives hooks.  Records in $SHIFTFS_LXC_STATE\n"
+		"(default /run/shiftfs-lxc).\n",
+	},
 	{ .name = "check", .handler = cmd_check,
 	  .args = "[options]",
 	  .help = "report what this kernel supports",
@@ -325,6 +335,34 @@ static const struct sc_cmd *find_cmd(const char *name)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;
+}
+
+/*
+ * Run command @name as "shiftctl NAME ARGS..." would (its messages
+ * prefixed "shiftctl NAME:"), from another command: the LXC hook marks,
+ * mounts and unmarks with exactly what mark, mount and unmark do.
+ * argv[0] is the command's name.  Returns its exit status.
+ */
+int run_command(const char *name, int argc, char **argv)
+{
+	char *saved_short = program_invocation_short_name;
+	char *saved_name = program_invocation_name;
+	const struct sc_cmd *cmd = find_cmd(name);
+	char prog[32];
+	int ret;
+
+	if (!cmd)
+		return EXIT_FAILURE;
+	snprintf(prog, sizeof(prog), "shiftctl %s", cmd->name);
+	program_invocation_short_name = prog;
+	program_invocation_name = prog;
+	argv[0] = prog;
+	optind = 0;	/* glibc: fully re-initialise getopt */
+	ret = cmd->handler(cmd, argc, argv);
+	fflush(stdout);
+	program_invocation_short_name = saved_short;
+	program_invocation_name = saved_name;
+	return ret;
 }
 
 int main(int argc, char **argv)

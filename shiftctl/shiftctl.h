@@ -75,6 +75,8 @@ int plain_options(const struct sc_cmd *cmd, int argc, char **argv);
 /* path is a directory, or say what it is not (why: " (...)" or "") */
 int check_dir(const char *path, const char *why);
 bool in_user_namespace(void);
+/* another command, as "shiftctl NAME ARGS..." runs it: its exit status */
+int run_command(const char *name, int argc, char **argv);
 
 /* container.c */
 int container_resolve(const char *name, pid_t *pid);
@@ -136,6 +138,9 @@ int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv);
 /* cmd_info.c */
 int cmd_maps(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_check(const struct sc_cmd *cmd, int argc, char **argv);
+
+/* cmd_lxchook.c */
+int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv);
 
 /* cmd_list.c */
 int cmd_list(const struct sc_cmd *cmd, int argc, char **argv);

@@ -54,7 +54,7 @@ expect "--help exits 0, util-linux form" 0 stdout "Usage:" stdout "-h, --help" \
 	stdout "-V, --version" stdout "see shiftctl(8)"
 run -V
 expect "--version prints VERSION" 0 stdout "shiftctl $(cat "$top/VERSION")"
-for c in mount umount attach detach maps mark unmark list check; do
+for c in mount umount attach detach maps mark unmark lxc-hook list check; do
 	run "$c" --help
 	expect "$c --help" 0 stdout "shiftctl $c" stdout "--help" stdout "see shiftctl(8)"
 done
@@ -75,6 +75,26 @@ cp "$sc" "$tmp/sc-renamed"
 "$tmp/sc-renamed" mount /a >"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
 expect "messages say shiftctl whatever the binary is called" 2 \
 	stderr "shiftctl mount: expected SRC and DST"
+# lxc-hook: what LXC passes is checked before anything is touched; the
+# wrapper LXC runs (lxc-hook/shiftfs) execs it, $SHIFTCTL honoured.
+env -u LXC_HOOK_VERSION -u LXC_HOOK_TYPE "$sc" lxc-hook >"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
+expect "lxc-hook without LXC's arguments: exit 1" 1 \
+	stderr "ERROR: shiftfs hook: hook version 0 expects NAME SECTION TYPE arguments"
+LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop "$sc" lxc-hook >"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
+expect "lxc-hook as a stop hook: exit 1" 1 \
+	stderr "ERROR: shiftfs hook: cannot run as a stop hook (only pre-start, pre-mount, start-host and post-stop)"
+LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=post-stop LXC_ROOTFS_PATH=loop:/x.img "$sc" lxc-hook \
+	>"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
+expect "lxc-hook post-stop of a rootfs it never shifts: exit 0" 0
+env -u LXC_HOOK_VERSION SHIFTCTL="$sc" sh "$top/lxc-hook/shiftfs" c1 lxc stop \
+	>"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
+expect "lxc-hook/shiftfs runs \$SHIFTCTL lxc-hook" 1 \
+	stderr "ERROR: shiftfs hook: cannot run as a stop hook"
+SHIFTCTL=/nonexistent/shiftctl sh "$top/lxc-hook/shiftfs" c1 lxc pre-start \
+	>"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
+expect "lxc-hook/shiftfs without shiftctl: exit 1, said" 1 \
+	stderr "ERROR: shiftfs hook: /nonexistent/shiftctl not found (install shiftctl)"
+
 run mount --help
 expect "mount --help: --suid and the nosuid default explained" 0 \
 	stdout "--suid" stdout "nodev and nosuid" stdout "never with a map that hands out ids"
