@@ -210,7 +210,6 @@ else
 	# cached file, and io_uring reads within 5 % of plain.
 	ovl="meta ext4 create plain 1.00|meta ext4 create shiftfs 1.05|meta ext4 create overlayfs 1.10|meta tmpfs stat-warm plain 1.00|meta tmpfs stat-warm shiftfs 1.20|meta tmpfs stat-warm overlayfs 1.19|mem ext4 slab-delta-kB plain 10|mem ext4 files plain 10|mem ext4 slab-delta-kB shiftfs 18|mem ext4 files shiftfs 10|mem ext4 slab-delta-kB overlayfs 20|mem ext4 files overlayfs 10|data ext4 uring-read-4k-qd16 plain 1.00|data ext4 uring-read-4k-qd16 shiftfs 1.04|data ext4 uring-read-4k-qd16 overlayfs 1.04"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(SECTIONS="meta data mem" bench_targets $ovl)
 	unset IFS
 	expect_target "shiftfs <= overlayfs, ext4 create" MET "$out" "shiftfs 1.05x under overlayfs 1.10x is MET"
@@ -218,7 +217,6 @@ else
 	expect_target "extra slab per cached file: shiftfs <= overlayfs" MET "$out" "slab 819 B under overlayfs 1024 B is MET"
 	expect_target "shiftfs io_uring 4 KiB reads" MET "$out" "io_uring 1.04x plain is MET"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(SECTIONS="meta data mem" bench_targets $(echo "$ovl" | sed -e 's/delta-kB shiftfs 18/delta-kB shiftfs 22/' \
 		-e 's/qd16 shiftfs 1.04/qd16 shiftfs 1.06/' -e 's/create overlayfs 1.10/create overlayfs 1.04/'))
 	unset IFS
@@ -226,17 +224,14 @@ else
 	expect_target "extra slab per cached file: shiftfs <= overlayfs" MISSED "$out" "slab 1229 B over overlayfs 1024 B is MISSED"
 	expect_target "shiftfs io_uring 4 KiB reads" MISSED "$out" "io_uring 1.06x plain is MISSED"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(bench_targets $ovl "na tmpfs overlayfs mount failed: no upper")
 	unset IFS
 	expect_target "shiftfs <= overlayfs, tmpfs stat-warm" "NOT MEASURED" "$out" "overlayfs n/a on tmpfs is NOT MEASURED"
 	expect_target "shiftfs <= overlayfs, ext4 create" MET "$out" "overlayfs n/a on tmpfs leaves ext4 judged"
 	IFS='|'
-	# shellcheck disable=SC2086
 	out=$(bench_targets $(echo "$ovl" | sed 's/|meta tmpfs stat-warm overlayfs 1.19//'))
 	unset IFS
 	expect_target "shiftfs <= overlayfs, tmpfs stat-warm" MISSED "$out" "a missing overlayfs cell is MISSED, not MET"
-	# shellcheck disable=SC2086
 	IFS='|'
 	out=$(COLS="plain shiftfs" bench_targets $ovl)
 	unset IFS

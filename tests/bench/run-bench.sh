@@ -128,7 +128,6 @@ for part in $parts; do
 		[ -n "${BENCH_SECTIONS:-}" ] && set -- "$@" -a "shiftfs.bench_sections=$BENCH_SECTIONS"
 		[ -n "${BENCH_COLS:-}" ] && set -- "$@" -a "shiftfs.bench_cols=$BENCH_COLS"
 		[ -n "${BENCH_REPS:-}" ] && set -- "$@" -a "shiftfs.bench_reps=$BENCH_REPS"
-		# shellcheck disable=SC2086
 		boot main "tcg, ${BENCH_CLOCK:-icount} clock" $clock "$@" || rc=1
 		;;
 	par)

@@ -222,7 +222,8 @@ pre_start_needs_idmap() {
 
 # The state directory holds nothing but the lock and the private lxcpath.
 state_clean() {
-	left=$(ls -A "$W/state" 2>/dev/null | grep -vx -e lock -e lxcpath)
+	left=$(find "$W/state" -mindepth 1 -maxdepth 1 ! -name lock \
+		! -name lxcpath 2>/dev/null)
 	[ -z "$left" ] || fail "left in the state directory: $left"
 }
 # mark_maps DIR: the mark's options on DIR ("mark,uidmap=...").
