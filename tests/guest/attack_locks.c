@@ -488,4 +488,56 @@ TEST_F(aworld, lock_held_while_lower_file_renamed_over)
 	kill(holder, SIGKILL);
 }
 
+/*
+ * POSIX locks are the process's on the inode: closing any fd of the file
+ * drops them, whichever path the lock and the fd came by (as two fds of
+ * one file on ext4).  An OFD lock is its open file's: F_OFD_GETLK
+ * through that same file sees no conflict with itself.
+ */
+TEST_F(aworld, posix_close_of_the_other_path_drops_lock)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int lfd, mfd;
+
+	lfd = open(self->a.lf, O_RDWR);
+	mfd = open(self->a.mf, O_RDWR);
+	ASSERT_GE(lfd, 0);
+	ASSERT_GE(mfd, 0);
+	ASSERT_EQ(fcntl(mfd, F_SETLK, &fl), 0);
+	ASSERT_EQ(getlk(self->a.lf, F_OFD_GETLK, &fl), 0);
+	EXPECT_EQ(fl.l_type, F_WRLCK);
+	close(lfd);
+	ASSERT_EQ(getlk(self->a.lf, F_OFD_GETLK, &fl), 0);
+	EXPECT_EQ(fl.l_type, F_UNLCK);
+
+	/* and the other way round */
+	lfd = open(self->a.lf, O_RDWR);
+	ASSERT_GE(lfd, 0);
+	fl.l_type = F_WRLCK;
+	ASSERT_EQ(fcntl(lfd, F_SETLK, &fl), 0);
+	close(mfd);
+	ASSERT_EQ(getlk(self->a.mf, F_OFD_GETLK, &fl), 0);
+	EXPECT_EQ(fl.l_type, F_UNLCK);
+	close(lfd);
+}
+
+TEST_F(aworld, ofd_getlk_own_lock_no_conflict)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(self->a.mf, O_RDWR);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fcntl(fd, F_OFD_SETLK, &fl), 0);
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	ASSERT_EQ(fcntl(fd, F_OFD_GETLK, &fl), 0);
+	EXPECT_EQ(fl.l_type, F_UNLCK);
+	/* another open file of the same mount conflicts */
+	ASSERT_EQ(getlk(self->a.mf, F_OFD_GETLK, &fl), 0);
+	EXPECT_EQ(fl.l_type, F_WRLCK);
+	EXPECT_EQ(fl.l_pid, -1);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
