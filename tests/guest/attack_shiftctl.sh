@@ -201,6 +201,31 @@ image_other_filesystem_refused() {
 	no_loop "$W/disk.img"
 }
 
+# The user's "image" is a link to a block device (a loop device standing
+# for the host's /dev/sda): root would mount and shift the host's disk.
+# A block device must be named by itself, or by a link under /dev.
+image_symlink_to_block_device_refused() {
+	mkdir -p "$W/vsrc" "$W/mnt"
+	echo victim > "$W/vsrc/victim-file"
+	truncate -s 32M "$W/victim.img"
+	mkfs.ext4 -q -F -d "$W/vsrc" "$W/victim.img" > /dev/null 2>&1 || fail "mkfs.ext4"
+	dev=$(losetup -f) && losetup "$dev" "$W/victim.img" || fail "losetup"
+	echo "victim on $dev"
+	ln -s "$dev" "$W/disk.img"
+	timeout 60 "$SC" mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt" > "$W/out" 2> "$W/err"
+	rc=$?
+	sed 's/^/  err: /' "$W/err"
+	[ -e "$W/mnt/victim-file" ] && { umount "$W/mnt"; losetup -d "$dev"; fail "the block device behind the link was mounted"; }
+	[ $rc = 1 ] || { losetup -d "$dev"; fail "exit $rc, want 1"; }
+	grep -qF "$W/disk.img: a link to the block device $dev" "$W/err" || { losetup -d "$dev"; fail "no message naming the link"; }
+	# named by itself, root's choice, it mounts
+	"$SC" mount -u 0:100000:65536 -g 0:100000:65536 "$dev" "$W/mnt" || { losetup -d "$dev"; fail "the device by its name"; }
+	[ -e "$W/mnt/victim-file" ] || fail "not the device's filesystem"
+	umount "$W/mnt"
+	losetup -d "$dev"
+	same_mounts
+}
+
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root"
 command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
 
@@ -212,5 +237,6 @@ t image_is_fifo_refused
 t image_is_symlink_to_fifo_refused
 t image_is_directory_mounts_as_directory
 t image_other_filesystem_refused
+t image_symlink_to_block_device_refused
 
 tap_done
