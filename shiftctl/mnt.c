@@ -409,6 +409,17 @@ int shift_build(const char *src, const struct shift_opts *o)
 		warnc(-ret, "%s", src);
 		return ret;
 	}
+	/*
+	 * A path a user chose ("disk.img") may be a link to the host's disk:
+	 * a block device is named by itself, or by a link under /dev
+	 * (/dev/disk/by-uuid/...), which only root makes.
+	 */
+	if (S_ISBLK(st.st_mode) && strcmp(abs, src) &&
+	    strncmp(src, "/dev/", 5)) {
+		warnx("%s: a link to the block device %s: name the device itself",
+			 src, abs);
+		return -EINVAL;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		/* nosuid/noexec of the mount the directory is on stay */
 		if (statvfs(abs, &sv)) {
