@@ -70,7 +70,7 @@ copy_prog() {
 # applets of the same name, which lack options the tests need.
 for p in mke2fs mkfs.xfs mkfs.btrfs setfacl getfacl setcap getcap \
 	 getfattr setfattr stress-ng unshare nsenter losetup findmnt mount \
-	 umount setpriv bash find bindfs fusermount kmod debugfs e2fsck; do
+	 umount setpriv bash find bindfs fusermount kmod debugfs e2fsck flock; do
 	copy_prog "$p"
 done
 for p in modprobe insmod rmmod lsmod depmod modinfo; do

@@ -266,6 +266,17 @@ int shiftfs_setattr(struct shiftfs_idmap *idmap, struct dentry *dentry,
 		err = get_write_access(lower_inode);
 		if (err)
 			goto out_drop_write;
+		/*
+		 * truncate(2) broke the leases on our inode, where there are
+		 * none; a lease holder underneath must be told, as
+		 * vfs_truncate() would.  An open file (ftruncate, O_TRUNC)
+		 * broke them when the real file was opened for writing.
+		 */
+		if (!(attr->ia_valid & ATTR_FILE)) {
+			err = break_lease(lower_inode, O_WRONLY);
+			if (err)
+				goto out_put_write;
+		}
 	}
 
 	old = shiftfs_creds_caller_ids(dentry->d_sb);

@@ -931,6 +931,8 @@ int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv)
 	if (ret)
 		return hook_err(&h, "%s", err);
 	h.config = getenv("LXC_CONFIG_FILE");
+	if (lxchook_check_names(h.name, h.config, err, sizeof(err)))
+		return hook_err(&h, "%s", err);
 	h.state = getenv("SHIFTFS_LXC_STATE");
 	if (!h.state || !*h.state)
 		h.state = "/run/shiftfs-lxc";

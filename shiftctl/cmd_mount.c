@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "shiftctl.h"
 
@@ -43,14 +44,23 @@ static void created_dirs_free(struct created_dirs *d)
 	d->nr = 0;
 }
 
-/* mkdir -p, each new directory owned by uid:gid (the container's root). */
+/*
+ * mkdir -p, each new directory owned by uid:gid (the container's root),
+ * following no symbolic link on the way: attach runs as host root in the
+ * container's mount namespace, whose tree the container's user may write,
+ * and a link planted there may point at any directory that namespace sees
+ * (the host's, for a container that shares its root).  Returns an O_PATH
+ * fd of the directory, to mount on, or -errno.
+ */
 static int mkdir_p(const char *path, uid_t uid, gid_t gid,
 		   struct created_dirs *d)
 {
 	_cleanup_free_ char *buf = strdup(path);
+	_cleanup_close_ int dfd = -EBADF;
 	size_t slashes = 1;
-	char *p;
-	int ret;
+	struct stat st;
+	char *p, *name;
+	int fd, ret;
 
 	if (!buf)
 		return -ENOMEM;
@@ -59,34 +69,65 @@ static int mkdir_p(const char *path, uid_t uid, gid_t gid,
 	d->path = calloc(slashes, sizeof(*d->path));
 	if (!d->path)
 		return -ENOMEM;
-	for (p = buf + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		if (p[-1] != '/') {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, 0755) == 0) {
-				d->path[d->nr] = strdup(buf);
-				if (!d->path[d->nr]) {
-					rmdir(buf);
-					return -ENOMEM;
-				}
-				d->nr++;
-				if (lchown(buf, uid, gid))
-					warn("%s: cannot chown to %u:%u",
-						 buf, (unsigned)uid, (unsigned)gid);
-			} else if (errno != EEXIST) {
-				ret = -errno;
-				warnc(-ret, "%s: cannot create", buf);
-				return ret;
-			}
-			*p = c;
-		}
-		if (!*p)
-			break;
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = -errno;
+		warnc(-ret, "/");
+		return ret;
 	}
-	return 0;
+	for (name = buf + 1; *name; name = p) {
+		p = strchrnul(name, '/');
+		if (p == name) {	/* "//" */
+			p++;
+			continue;
+		}
+		/* buf up to the end of this component names it in messages */
+		if (*p)
+			*p++ = '\0';
+		if (!strcmp(name, "..")) {
+			warnx("%s: '..' in the path", path);
+			return -EINVAL;
+		}
+		if (mkdirat(dfd, name, 0755) == 0) {
+			d->path[d->nr] = strdup(buf);
+			if (!d->path[d->nr]) {
+				unlinkat(dfd, name, AT_REMOVEDIR);
+				return -ENOMEM;
+			}
+			d->nr++;
+			if (fchownat(dfd, name, uid, gid, AT_SYMLINK_NOFOLLOW))
+				warn("%s: cannot chown to %u:%u",
+				     buf, (unsigned)uid, (unsigned)gid);
+		} else if (errno != EEXIST) {
+			ret = -errno;
+			warnc(-ret, "%s: cannot create", buf);
+			return ret;
+		}
+		fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st)) {
+			ret = -errno;
+			warnc(-ret, "%s", buf);
+			if (fd >= 0)
+				close(fd);
+			return ret;
+		}
+		closep(&dfd);
+		dfd = fd;
+		if (S_ISLNK(st.st_mode)) {
+			warnx("%s: %s is a symbolic link (not followed)",
+			      path, buf);
+			return -ELOOP;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			warnx("%s: %s is not a directory", path, buf);
+			return -ENOTDIR;
+		}
+		if (*p)
+			p[-1] = '/';
+	}
+	fd = dfd;
+	dfd = -EBADF;
+	return fd;
 }
 
 /* The long options mount and attach share, the table's end. */
@@ -335,7 +376,8 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "path",           required_argument, NULL, 'P' },
 		MOUNT_LONGOPTS
 	};
-	_cleanup_close_ int nsfd = -EBADF, mfd = -EBADF;
+	_cleanup_close_ int nsfd = -EBADF, mfd = -EBADF, dirfd = -EBADF;
+	_cleanup_close_ int pidfd = -EBADF;
 	struct mount_args a = { .path = NULL };
 	struct created_dirs dirs = { NULL, 0 };
 	const char *container, *image;
@@ -364,12 +406,28 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 
 	if (need_privileges())
 		return EXIT_FAILURE;
-	if (container_resolve(container, &pid) ||
-	    pid_maps(pid, a.allow_identity, &a.ms.uid, &a.ms.gid))
+	if (container_resolve(container, &pid))
+		return EXIT_FAILURE;
+	/*
+	 * The maps and the mount namespace are read by pid, one after the
+	 * other: they are one process's only if it still lives once both
+	 * are read (a pid is not reused while its pidfd's process lives).
+	 */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		warn("pid %d", (int)pid);
+		return EXIT_FAILURE;
+	}
+	if (pid_maps(pid, a.allow_identity, &a.ms.uid, &a.ms.gid))
 		return EXIT_FAILURE;
 	nsfd = open_mntns(pid);
 	if (nsfd < 0)
 		return EXIT_FAILURE;
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
+		warnx("container %s: pid %d exited while being attached to",
+		      container, (int)pid);
+		return EXIT_FAILURE;
+	}
 
 	/* built in the host, where IMAGE's path means something */
 	mfd = shift_build(image, &a.opts);
@@ -382,10 +440,13 @@ int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv)
 	/* directories we make belong to the container's root, if it has one */
 	root_uid = idmap_map(&a.ms.uid, 0);
 	root_gid = idmap_map(&a.ms.gid, 0);
-	if (mkdir_p(path, root_uid < 0 ? 0 : (uid_t)root_uid,
-		    root_gid < 0 ? 0 : (gid_t)root_gid, &dirs))
+	dirfd = mkdir_p(path, root_uid < 0 ? 0 : (uid_t)root_uid,
+			root_gid < 0 ? 0 : (gid_t)root_gid, &dirs);
+	if (dirfd < 0)
 		goto out;
-	if (move_mount(mfd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH)) {
+	/* on the directory just checked, not on what path names now */
+	if (move_mount(mfd, "", dirfd, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
 		warn("container %s: cannot mount %s on %s",
 			 container, image, path);
 		goto out;

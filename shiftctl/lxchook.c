@@ -145,6 +145,29 @@ int lxchook_parse_rootfs(const char *path, bool is_dir, enum lxchook_type type,
 	return 0;
 }
 
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+int lxchook_check_names(const char *name, const char *config, char *err,
+			size_t errsz)
+{
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    has_control(name))
+		return fail(err, errsz, -EINVAL,
+			    "container name '%s' cannot name a record: it holds a '/' or a control character, or is '.' or '..'",
+			    name);
+	if (config && has_control(config))
+		return fail(err, errsz, -EINVAL,
+			    "config path '%s' holds a control character",
+			    config);
+	return 0;
+}
+
 char *lxchook_record_key(const char *name, const char *config)
 {
 	char *key, *p;

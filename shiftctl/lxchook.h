@@ -54,6 +54,15 @@ int lxchook_parse_rootfs(const char *path, bool is_dir, enum lxchook_type type,
 void lxchook_rootfs_free(struct lxchook_rootfs *r);
 
 /* "NAME@CONFIG-PATH", every "/" written "%": a record's file name stem. */
+/*
+ * The container's name and config path name its record and, for an
+ * overlay, its bind under the state directory, and each is a line of the
+ * record: a name with a '/', "." or "..", or a control character in
+ * either, would lead out of the directory or add a line.  0, or -EINVAL
+ * with the reason in err.
+ */
+int lxchook_check_names(const char *name, const char *config, char *err,
+			size_t errsz);
 char *lxchook_record_key(const char *name, const char *config);
 
 /*

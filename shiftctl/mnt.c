@@ -21,6 +21,7 @@
 #include <libmount.h>
 #include <limits.h>
 #include <linux/loop.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 
 #include "loopuse.h"
 #include "shiftctl.h"
@@ -151,17 +153,19 @@ static int shiftfs_create(const char *source, const char *display,
 	return mfd;
 }
 
-/* The filesystem type in an image file, checked to be a filesystem. */
-static int probe_type(const char *image, char *type, size_t typesz)
+/* The filesystem type in the image open on fd, checked to be one. */
+static int probe_type(int fd, const char *image, char *type, size_t typesz)
 {
 	const char *val = NULL, *usage = NULL;
 	blkid_probe pr;
 	int rc, ret = 0;
 
-	pr = blkid_new_probe_from_filename(image);
-	if (!pr) {
+	pr = blkid_new_probe();
+	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
 		ret = errno ? -errno : -EIO;
-		warnc(-ret, "%s: cannot open to probe", image);
+		warnc(-ret, "%s: cannot probe", image);
+		if (pr)
+			blkid_free_probe(pr);
 		return ret;
 	}
 	blkid_probe_enable_superblocks(pr, 1);
@@ -187,6 +191,15 @@ static int probe_type(const char *image, char *type, size_t typesz)
 		warnx("%s: holds %s (%s), not a filesystem", image, val,
 			 usage);
 		ret = -EINVAL;
+	} else if (strcmp(val, "ext4") && strcmp(val, "xfs") &&
+		   strcmp(val, "btrfs")) {
+		/*
+		 * Mounting hands the image's bytes to that filesystem's
+		 * driver, as host root: only those the project supports.
+		 */
+		warnx("%s: holds a %s filesystem: only ext4, xfs and btrfs are mounted",
+			 image, val);
+		ret = -EINVAL;
 	} else {
 		snprintf(type, typesz, "%s", val);
 	}
@@ -194,24 +207,80 @@ static int probe_type(const char *image, char *type, size_t typesz)
 	return ret;
 }
 
-/* Attach image to a free loop device that clears itself when unused. */
-static int loop_attach(const char *image, bool ro, char *dev, size_t devsz)
+/*
+ * Open the image or device that realpath() named (abs, no symbolic link
+ * in it) and stat() saw: a user who owns a directory on the way could
+ * swap it for a link (to a block device), a FIFO or another file between
+ * the checks and the use.  No link is followed, nothing blocks, and the
+ * inode must be the one seen.
+ */
+static int open_checked(const char *abs, const struct stat *seen, bool ro)
 {
-	_cleanup_close_ int file = -EBADF, ctl = -EBADF;
-	int mode = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC;
-	struct loop_config cfg;
-	int tries, nr, lfd, e;
+	struct open_how how = {
+		.flags = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOCTTY |
+			 O_NONBLOCK,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	struct stat st;
+	int fd, e;
 
-	file = open(image, mode);
-	if (file < 0) {
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, abs, &how, sizeof(how));
+	if (fd < 0) {
 		e = errno;
 		if (!ro && (e == EROFS || e == EACCES))
+			warnc(e, "%s: cannot open read-write (try --ro)", abs);
+		else if (e == ELOOP || e == ENXIO)
+			warnx("%s: changed while being checked", abs);
+		else
+			warnc(e, "%s", abs);
+		return -e;
+	}
+	if (fstat(fd, &st) || st.st_dev != seen->st_dev ||
+	    st.st_ino != seen->st_ino ||
+	    (st.st_mode & S_IFMT) != (seen->st_mode & S_IFMT)) {
+		warnx("%s: changed while being checked", abs);
+		close(fd);
+		return -ESTALE;
+	}
+	/* O_NONBLOCK was for the open only: not for the loop device's I/O */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		e = errno;
+		warnc(e, "%s", abs);
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* The checked image open on fd, open again read-write: the same inode. */
+static int reopen_rw(int fd, const char *image)
+{
+	char path[64];
+	int rw, e;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rw = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (rw < 0) {
+		e = errno;
+		if (e == EROFS || e == EACCES || e == EPERM)
 			warnc(e, "%s: cannot open read-write (try --ro)",
 				 image);
 		else
 			warnc(e, "%s", image);
 		return -e;
 	}
+	return rw;
+}
+
+/* Attach the image open on file to a free loop device that clears itself. */
+static int loop_attach(int file, const char *image, bool ro, char *dev,
+		       size_t devsz)
+{
+	_cleanup_close_ int ctl = -EBADF;
+	int mode = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	struct loop_config cfg;
+	int tries, nr, lfd, e;
+
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
 		e = errno;
@@ -580,7 +649,8 @@ out:
 int shift_build(const char *src, const struct shift_opts *o)
 {
 	char loopdev[32] = "", fstype[32];
-	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF, lockfd = -EBADF;
+	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF, fd = -EBADF;
+	_cleanup_close_ int rwfd = -EBADF;
 	_cleanup_free_ char *abs = NULL;
 	const char *dev = src;
 	bool shared = true;	/* a block device or a loop device found */
@@ -605,6 +675,17 @@ int shift_build(const char *src, const struct shift_opts *o)
 		warnc(-ret, "%s", src);
 		return ret;
 	}
+	/*
+	 * A path a user chose ("disk.img") may be a link to the host's disk:
+	 * a block device is named by itself, or by a link under /dev
+	 * (/dev/disk/by-uuid/...), which only root makes.
+	 */
+	if (S_ISBLK(st.st_mode) && strcmp(abs, src) &&
+	    strncmp(src, "/dev/", 5)) {
+		warnx("%s: a link to the block device %s: name the device itself",
+			 src, abs);
+		return -EINVAL;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		/* nosuid/noexec of the mount the directory is on stay */
 		if (statvfs(abs, &sv)) {
@@ -618,13 +699,20 @@ int shift_build(const char *src, const struct shift_opts *o)
 				      false, NULL);
 	}
 
-	ret = probe_type(abs, fstype, sizeof(fstype));
+	/*
+	 * Read-only: the lease probe of check_not_open_for_write() must see
+	 * no writer, ourselves included; a loop device set up read-write
+	 * gets the same inode again, read-write (reopen_rw()).
+	 */
+	fd = open_checked(abs, &st, true);
+	if (fd < 0)
+		return fd;
+	ret = probe_type(fd, abs, fstype, sizeof(fstype));
 	if (ret)
 		return ret;
 	if (S_ISREG(st.st_mode)) {
 		/* one shiftctl at a time finds, attaches and mounts an image */
-		lockfd = open(abs, O_RDONLY | O_CLOEXEC);
-		if (lockfd < 0 || flock(lockfd, LOCK_EX)) {
+		if (flock(fd, LOCK_EX)) {
 			ret = -errno;
 			warnc(-ret, "%s: cannot lock", src);
 			return ret;
@@ -633,12 +721,15 @@ int shift_build(const char *src, const struct shift_opts *o)
 		if (loopfd == -ENOENT) {
 			shared = false;
 			if (!o->ro) {
-				ret = check_not_open_for_write(lockfd, src);
+				ret = check_not_open_for_write(fd, src);
 				if (ret)
 					return ret;
+				rwfd = reopen_rw(fd, src);
+				if (rwfd < 0)
+					return rwfd;
 			}
-			loopfd = loop_attach(abs, o->ro, loopdev,
-					     sizeof(loopdev));
+			loopfd = loop_attach(o->ro ? fd : rwfd, abs, o->ro,
+					     loopdev, sizeof(loopdev));
 		}
 		if (loopfd < 0)
 			return loopfd;
@@ -649,7 +740,8 @@ int shift_build(const char *src, const struct shift_opts *o)
 		return lowerfd;
 	/* the mounted filesystem holds the loop device from now on */
 	closep(&loopfd);
-	closep(&lockfd);
+	closep(&rwfd);
+	closep(&fd);
 	/* the lower filesystem is our own mount: no flags to inherit */
 	return shift_over_detached(lowerfd, dev, src, o,
 				   shift_mount_attr(o->kind, o->ro, o->suid, 0));

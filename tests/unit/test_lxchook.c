@@ -149,6 +149,25 @@ TEST(record_key)
 	free(k);
 }
 
+TEST(names_that_leave_the_state_directory_refused)
+{
+	char err[256];
+
+	EXPECT_EQ(lxchook_check_names("c1", "/var/lib/lxc/c1/config", err,
+				      sizeof(err)), 0);
+	EXPECT_EQ(lxchook_check_names("c1", NULL, err, sizeof(err)), 0);
+	EXPECT_EQ(lxchook_check_names("../escape", NULL, err, sizeof(err)),
+		  -EINVAL);
+	EXPECT_TRUE(strstr(err, "container name '../escape'") != NULL);
+	EXPECT_EQ(lxchook_check_names("..", NULL, err, sizeof(err)), -EINVAL);
+	EXPECT_EQ(lxchook_check_names(".", NULL, err, sizeof(err)), -EINVAL);
+	EXPECT_EQ(lxchook_check_names("a\nrootfs=/", NULL, err, sizeof(err)),
+		  -EINVAL);
+	EXPECT_EQ(lxchook_check_names("c1", "/x\nrootfs=/etc", err,
+				      sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "config path") != NULL);
+}
+
 /* ---- maps and config ------------------------------------------------------ */
 
 static void words(const struct idmap *m, const char *want)

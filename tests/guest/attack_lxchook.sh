@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Attacks on the LXC hook (lxc-hook/shiftfs) running as host root, black
+# box, through the environment LXC 5.0 gives hooks (issue 22, the
+# attacker's pass): a container name or config path chosen by an
+# unprivileged user (a management tool passing it on) that holds "../"
+# or a newline, aimed at the hook's records under its state directory
+# (a record written outside it, or a forged "rootfs=" line in it); a
+# container-owned overlay upper and work directory with links planted by
+# the container's user; two pre-start hooks of one container at once.
+# TAP output.
+set -u
+
+HOOK=${LXC_SHIFTFS_HOOK:-/usr/share/lxc/hooks/shiftfs}
+STATE=${SHIFTFS_LXC_STATE:-/run/shiftfs-lxc}
+
+tap_sh=$(dirname "$0")/lib/tap.sh
+[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+. "$tap_sh"
+tap_start
+
+ROOT=$(mktemp -d /tmp/lxchook-attack.XXXXXX)
+mount -t tmpfs -o mode=0755 lxchook-attack "$ROOT"
+mount --make-rshared "$ROOT"
+
+cleanup_all() {
+	grep " $ROOT" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+	rm -rf "$ROOT"
+}
+trap cleanup_all EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+marks_on() {
+	awk -v m="$1" '$5 == m && / - shiftfs .*mark/ { n++ } END { print n + 0 }' /proc/self/mountinfo
+}
+
+# A container: config with idmap lines, a root-owned directory rootfs.
+make_container() {
+	C=$W/c1
+	mkdir -p "$C/rootfs/etc"
+	cat > "$C/config" <<-EOF
+	lxc.rootfs.path = dir:$C/rootfs
+	lxc.idmap = u 0 100000 65536
+	lxc.idmap = g 0 100000 65536
+	EOF
+}
+
+# hook TYPE [VAR=VALUE...]: run the hook with version 1 variables.
+hook() {
+	type=$1
+	shift
+	env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE="$type" LXC_HOOK_SECTION=lxc \
+		LXC_NAME=c1 LXC_CONFIG_FILE="$C/config" \
+		LXC_ROOTFS_PATH="dir:$C/rootfs" \
+		LXC_ROOTFS_MOUNT=/usr/lib/x86_64-linux-gnu/lxc "$@" \
+		"$HOOK" > "$W/out" 2> "$W/err"
+	rc=$?
+	sed 's/^/  out: /' "$W/out"
+	sed 's/^/  err: /' "$W/err"
+	return $rc
+}
+
+# Records anywhere under $STATE with a line of $1.
+forged_records() { grep -lx -- "$1" "$STATE"/*.rec 2>/dev/null; }
+
+t() {
+	name=$1
+	W=$ROOT/$((TAP_N + 1))
+	mkdir -p "$W"
+	( set -u; W=$W; "$name" ) > "$W/log" 2>&1
+	tap_result $? "$name" "$W/log"
+	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+}
+
+# ---- tests ----------------------------------------------------------------
+
+# The name walks out of $STATE: the record (root's file) would land in
+# $W, and an overlay rootfs's private bind in any directory.
+name_with_dotdot_refused() {
+	make_container
+	evil="../..$W/escape"
+	hook pre-start LXC_NAME="$evil" && fail "pre-start accepted name $evil"
+	grep -q "^ERROR: .*container name" "$W/err" || fail "no ERROR: naming the container name"
+	ls "$W" | grep -q escape && fail "record written outside $STATE: $(ls "$W")"
+	[ "$(marks_on "$C/rootfs")" = 0 ] || fail "rootfs marked"
+	hook post-stop LXC_NAME="$evil"
+	ls "$W" | grep -q escape && fail "post-stop made $(ls "$W")"
+	return 0
+}
+
+name_with_dotdot_overlay_refused() {
+	make_container
+	mkdir -p "$W/upper" "$W/work"
+	evil="../..$W/escape"
+	hook pre-start LXC_NAME="$evil" \
+		LXC_ROOTFS_PATH="overlay:$C/rootfs:$W/upper" &&
+		fail "pre-start accepted name $evil"
+	ls "$W" | grep -q escape && fail "made outside $STATE: $(ls "$W")"
+	grep -q " $W/escape" /proc/self/mountinfo && fail "bind-mounted outside $STATE"
+	return 0
+}
+
+# A newline in the name would add a line of the attacker's to the record.
+name_with_newline_refused() {
+	make_container
+	evil="c1
+rootfs=$W/victim"
+	hook pre-start LXC_NAME="$evil" && fail "pre-start accepted a name with a newline"
+	grep -q "^ERROR: .*container name" "$W/err" || fail "no ERROR: naming the container name"
+	forged_records "rootfs=$W/victim" && fail "a record holds the forged line"
+	[ "$(marks_on "$C/rootfs")" = 0 ] || fail "rootfs marked"
+	return 0
+}
+
+config_path_with_newline_refused() {
+	make_container
+	d="$W/cfg
+rootfs=$W/victim"
+	mkdir -p "$d"
+	cp "$C/config" "$d/config"
+	hook pre-start LXC_CONFIG_FILE="$d/config" &&
+		fail "pre-start accepted a config path with a newline"
+	grep -q "^ERROR: .*config" "$W/err" || fail "no ERROR: naming the config path"
+	forged_records "rootfs=$W/victim" && fail "a record holds the forged line"
+	[ "$(marks_on "$C/rootfs")" = 0 ] || fail "rootfs marked"
+	return 0
+}
+
+# The overlay's upper and work directories are the container's: links its
+# user plants there (work -> a host directory, upper/etc -> another) are
+# never followed by the hook, which touches LOWER only.
+overlay_upper_work_links_not_followed() {
+	make_container
+	mkdir -p "$W/host" "$W/host2" "$W/ovl/upper"
+	echo keep > "$W/host/file"
+	echo keep > "$W/host2/file"
+	ln -s "$W/host" "$W/ovl/work"
+	ln -s "$W/host2" "$W/ovl/upper/etc"
+	chown -R -h 100000:100000 "$W/ovl"
+	before=$(ls -ln "$W/host" "$W/host2"; stat -c '%u:%g %a' "$W/host" "$W/host2")
+	hook pre-start LXC_ROOTFS_PATH="overlay:$C/rootfs:$W/ovl/upper" ||
+		fail "pre-start"
+	hook post-stop LXC_ROOTFS_PATH="overlay:$C/rootfs:$W/ovl/upper" ||
+		fail "post-stop"
+	after=$(ls -ln "$W/host" "$W/host2"; stat -c '%u:%g %a' "$W/host" "$W/host2")
+	[ "$before" = "$after" ] || fail "host directories changed: $before / $after"
+	grep -q " $W/host" /proc/self/mountinfo && fail "mounted on a link's target"
+	[ -z "$(ls "$STATE" | grep '\.lower$')" ] || fail "bind left: $(ls "$STATE")"
+	return 0
+}
+
+# Two pre-starts of one container at once (a retried start): one mark
+# on the rootfs, one record, and post-stop leaves neither.
+concurrent_pre_start_one_mark() {
+	make_container
+	W1=$W/1 W2=$W/2
+	mkdir -p "$W1" "$W2"
+	(W=$W1 hook pre-start) > "$W1/log" 2>&1 &
+	a=$!
+	(W=$W2 hook pre-start) > "$W2/log" 2>&1 &
+	b=$!
+	wait $a
+	ra=$?
+	wait $b
+	rb=$?
+	echo "rc $ra $rb"
+	sed 's/^/  first /' "$W1/log"
+	sed 's/^/  second /' "$W2/log"
+	[ $ra = 0 ] || [ $rb = 0 ] || fail "both pre-starts failed"
+	[ "$(marks_on "$C/rootfs")" = 1 ] || fail "$(marks_on "$C/rootfs") marks on the rootfs"
+	[ "$(ls "$STATE" | grep -c '^c1@')" = 1 ] || fail "records: $(ls "$STATE")"
+	hook post-stop || fail "post-stop"
+	[ "$(marks_on "$C/rootfs")" = 0 ] || fail "mark left after post-stop"
+	[ "$(ls "$STATE" | grep -c '^c1@')" = 0 ] || fail "record left: $(ls "$STATE")"
+	return 0
+}
+
+[ "$(id -u)" = 0 ] || tap_skip_all "needs root"
+[ -x "$HOOK" ] || tap_skip_all "hook not installed at $HOOK"
+
+t name_with_dotdot_refused
+t name_with_dotdot_overlay_refused
+t name_with_newline_refused
+t config_path_with_newline_refused
+t overlay_upper_work_links_not_followed
+t concurrent_pre_start_one_mark
+
+tap_done

@@ -1,0 +1,242 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Attacks on shiftctl run by root on paths, images and containers an
+# unprivileged user chose (issue 22, the attacker's pass): a --path that
+# goes through a symbolic link the container's user planted (attach runs
+# as host root in the container's mount namespace, and the directories it
+# makes are given to the container's root); an "image" that is a FIFO, a
+# symbolic link to one, a directory, or holds a filesystem other than
+# ext4, xfs or btrfs.  TAP output; every test runs in a subshell in its
+# own directory under /tmp and fails at its first failed check.
+set -u
+
+SC=${SHIFTCTL:-shiftctl}
+ROOT=$(mktemp -d /tmp/shiftctl-attack.XXXXXX)
+chmod 755 "$ROOT"
+KIDS=
+
+tap_sh=$(dirname "$0")/lib/tap.sh
+[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+. "$tap_sh"
+tap_start
+
+cleanup_all() {
+	for k in $KIDS; do kill "$k" 2>/dev/null; done
+	grep " $ROOT/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+	rm -rf "$ROOT"
+}
+trap cleanup_all EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# sc WANT_RC ARGS...: run shiftctl (at most 60 s), output in $W/out, $W/err.
+sc() {
+	want=$1
+	shift
+	echo "\$ shiftctl $*"
+	timeout 60 "$SC" "$@" > "$W/out" 2> "$W/err"
+	rc=$?
+	sed 's/^/  out: /' "$W/out"
+	sed 's/^/  err: /' "$W/err"
+	[ "$rc" -eq 124 ] && fail "shiftctl $1 hung"
+	[ "$rc" -eq "$want" ] || fail "shiftctl $1: exit $rc, want $want"
+}
+
+has() { grep -qF -- "$2" "$W/$1" || fail "$1 lacks: $2"; }
+
+snapshot_mounts() { awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.before"; }
+same_mounts() {
+	awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.after"
+	cmp -s "$W/mounts.before" "$W/mounts.after" ||
+		fail "mount table changed: $(diff "$W/mounts.before" "$W/mounts.after" | grep '^[+-]/' | tr '\n' ' ')"
+}
+
+loops_of() {
+	for b in /sys/block/loop*/loop/backing_file; do
+		[ -f "$b" ] || continue
+		[ "$(cat "$b")" = "$1" ] && echo "${b%/loop/backing_file}"
+	done
+}
+
+no_loop() {
+	n=0
+	while [ -n "$(loops_of "$1")" ]; do
+		n=$((n + 1))
+		[ $n -gt 30 ] && fail "loop device still bound to $1"
+		sleep 0.1
+	done
+}
+
+# A process in its own user and mount namespaces (an unprivileged
+# container sharing the host's root directory); prints its pid.
+userns_child() {
+	unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
+	kid=$!
+	n=0
+	while [ "$(readlink /proc/$kid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
+		n=$((n + 1))
+		[ $n -gt 100 ] && fail "child never entered a user namespace"
+		sleep 0.05
+	done
+	printf '0 100000 65536\n' > /proc/$kid/uid_map || fail "uid_map"
+	printf '0 100000 65536\n' > /proc/$kid/gid_map || fail "gid_map"
+	echo "$kid"
+}
+
+in_ns() { nsenter -t "$1" -m sh -c "$2"; }
+
+t() {
+	name=$1
+	W=$ROOT/$((TAP_N + 1))
+	mkdir -p "$W"
+	( set -u; W=$W; snapshot_mounts; "$name" ) > "$W/log" 2>&1
+	tap_result $? "$name" "$W/log"
+	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+}
+
+# ---- attach --path through a planted symbolic link ------------------------
+
+# The user owns $W/home and plants home/evil -> a host directory that only
+# root may write ($W/etc, standing for /etc).  Root attaches an image to
+# the user's container at --path home/evil/x: attach must not make x in
+# the host directory, owned by the container's root (uid 100000, which
+# the user is), nor mount anything there.
+attach_path_through_symlink_refused() {
+	kid=$(userns_child) || fail "$kid"
+	KIDS="$KIDS $kid"
+	mkdir -p "$W/tree" "$W/etc" "$W/home"
+	echo x > "$W/tree/file"
+	chown 100000:100000 "$W/home"
+	ln -s "$W/etc" "$W/home/evil"
+	sc 1 attach --path "$W/home/evil/x" "$kid" "$W/tree"
+	has err "$W/home/evil"
+	has err "symbolic link"
+	[ -e "$W/etc/x" ] && fail "attach made $W/etc/x ($(stat -c %u:%g "$W/etc/x")) through the link"
+	in_ns "$kid" "grep -q ' $W/etc' /proc/self/mountinfo" &&
+		fail "mounted through the link in the container"
+	kill "$kid"
+}
+
+# The last component is the link: the mount would land on its target.
+attach_path_is_symlink_refused() {
+	kid=$(userns_child) || fail "$kid"
+	KIDS="$KIDS $kid"
+	mkdir -p "$W/tree" "$W/etc" "$W/home"
+	chown 100000:100000 "$W/home"
+	ln -s "$W/etc" "$W/home/mnt"
+	sc 1 attach --path "$W/home/mnt" "$kid" "$W/tree"
+	has err "symbolic link"
+	in_ns "$kid" "grep -q ' $W/etc ' /proc/self/mountinfo" &&
+		fail "mounted on the link's target in the container"
+	kill "$kid"
+}
+
+# A plain --path still works, and what attach makes is the container's.
+attach_plain_path_still_works() {
+	kid=$(userns_child) || fail "$kid"
+	KIDS="$KIDS $kid"
+	mkdir -p "$W/tree" "$W/home"
+	echo x > "$W/tree/file"
+	sc 0 attach --path "$W/home/a/b" "$kid" "$W/tree"
+	[ "$(stat -c %u:%g "$W/home/a/b")" = 100000:100000 ] ||
+		fail "made directory owned by $(stat -c %u:%g "$W/home/a/b")"
+	[ "$(in_ns "$kid" "cat $W/home/a/b/file")" = x ] || fail "not mounted"
+	kill "$kid"
+}
+
+# A container whose init is gone (exited mid-attach, its pid free for
+# reuse): refused by name, and nothing made or mounted.
+attach_to_exited_container_refused() {
+	kid=$(userns_child) || fail "$kid"
+	mkdir -p "$W/tree"
+	kill "$kid"
+	wait "$kid" 2>/dev/null
+	sc 1 attach --path "$W/p" "$kid" "$W/tree"
+	has err "pid $kid"
+	[ -e "$W/p" ] && fail "made $W/p"
+	same_mounts
+}
+
+# ---- images that are not what their names say ----------------------------
+
+image_is_fifo_refused() {
+	mkfifo "$W/disk.img"
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	has err "$W/disk.img: not a directory, disk image file or block device"
+	same_mounts
+}
+
+image_is_symlink_to_fifo_refused() {
+	mkfifo "$W/fifo"
+	ln -s "$W/fifo" "$W/disk.img"
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	has err "not a directory, disk image file or block device"
+	same_mounts
+}
+
+# A directory named like an image is shifted as the directory it is.
+image_is_directory_mounts_as_directory() {
+	mkdir -p "$W/disk.img" "$W/mnt"
+	echo x > "$W/disk.img/file"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	[ "$(cat "$W/mnt/file")" = x ] || fail "not the directory"
+	[ -z "$(loops_of "$W/disk.img")" ] || fail "loop device for a directory"
+	umount "$W/mnt"
+}
+
+# Root mounting a user's image hands its bytes to a filesystem driver: only
+# the three the project supports (a FAT image here: mkdosfs is in busybox).
+image_other_filesystem_refused() {
+	command -v mkdosfs > /dev/null || { echo "no mkdosfs"; exit 77; }
+	dd if=/dev/zero of="$W/disk.img" bs=1024 count=4096 2>/dev/null
+	mkdosfs "$W/disk.img" > /dev/null 2>&1 || fail "mkdosfs"
+	mkdir "$W/mnt"
+	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
+	has err "$W/disk.img: holds a vfat filesystem: only ext4, xfs and btrfs are mounted"
+	same_mounts
+	no_loop "$W/disk.img"
+}
+
+# The user's "image" is a link to a block device (a loop device standing
+# for the host's /dev/sda): root would mount and shift the host's disk.
+# A block device must be named by itself, or by a link under /dev.
+image_symlink_to_block_device_refused() {
+	mkdir -p "$W/vsrc" "$W/mnt"
+	echo victim > "$W/vsrc/victim-file"
+	truncate -s 32M "$W/victim.img"
+	mkfs.ext4 -q -F -d "$W/vsrc" "$W/victim.img" > /dev/null 2>&1 || fail "mkfs.ext4"
+	dev=$(losetup -f) && losetup "$dev" "$W/victim.img" || fail "losetup"
+	echo "victim on $dev"
+	ln -s "$dev" "$W/disk.img"
+	timeout 60 "$SC" mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt" > "$W/out" 2> "$W/err"
+	rc=$?
+	sed 's/^/  err: /' "$W/err"
+	[ -e "$W/mnt/victim-file" ] && { umount "$W/mnt"; losetup -d "$dev"; fail "the block device behind the link was mounted"; }
+	[ $rc = 1 ] || { losetup -d "$dev"; fail "exit $rc, want 1"; }
+	grep -qF "$W/disk.img: a link to the block device $dev" "$W/err" || { losetup -d "$dev"; fail "no message naming the link"; }
+	# named by itself, root's choice, it mounts
+	"$SC" mount -u 0:100000:65536 -g 0:100000:65536 "$dev" "$W/mnt" || { losetup -d "$dev"; fail "the device by its name"; }
+	[ -e "$W/mnt/victim-file" ] || fail "not the device's filesystem"
+	umount "$W/mnt"
+	losetup -d "$dev"
+	same_mounts
+}
+
+[ "$(id -u)" = 0 ] || tap_skip_all "needs root"
+command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
+
+t attach_path_through_symlink_refused
+t attach_path_is_symlink_refused
+t attach_plain_path_still_works
+t attach_to_exited_container_refused
+t image_is_fifo_refused
+t image_is_symlink_to_fifo_refused
+t image_is_directory_mounts_as_directory
+t image_other_filesystem_refused
+t image_symlink_to_block_device_refused
+
+tap_done
