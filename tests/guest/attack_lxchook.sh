@@ -16,6 +16,7 @@ STATE=${SHIFTFS_LXC_STATE:-/run/shiftfs-lxc}
 
 tap_sh=$(dirname "$0")/lib/tap.sh
 [ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# shellcheck source=../lib/tap.sh
 . "$tap_sh"
 tap_start
 
@@ -63,13 +64,17 @@ hook() {
 }
 
 # Records anywhere under $STATE with a line of $1.
+# count_in DIR GLOB: how many names in DIR match GLOB.
+count_in() { find "$1" -mindepth 1 -maxdepth 1 -name "$2" | wc -l; }
+# has_escape: anything named escape* made in $W, outside $STATE.
+has_escape() { [ "$(count_in "$W" 'escape*')" != 0 ]; }
 forged_records() { grep -lx -- "$1" "$STATE"/*.rec 2>/dev/null; }
 
 t() {
 	name=$1
 	W=$ROOT/$((TAP_N + 1))
 	mkdir -p "$W"
-	( set -u; W=$W; "$name" ) > "$W/log" 2>&1
+	( set -u; "$name" ) > "$W/log" 2>&1
 	tap_result $? "$name" "$W/log"
 	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
 		while read -r m; do umount -l "$m" 2>/dev/null; done
@@ -84,10 +89,10 @@ name_with_dotdot_refused() {
 	evil="../..$W/escape"
 	hook pre-start LXC_NAME="$evil" && fail "pre-start accepted name $evil"
 	grep -q "^ERROR: .*container name" "$W/err" || fail "no ERROR: naming the container name"
-	ls "$W" | grep -q escape && fail "record written outside $STATE: $(ls "$W")"
+	has_escape && fail "record written outside $STATE: $(ls "$W")"
 	[ "$(marks_on "$C/rootfs")" = 0 ] || fail "rootfs marked"
 	hook post-stop LXC_NAME="$evil"
-	ls "$W" | grep -q escape && fail "post-stop made $(ls "$W")"
+	has_escape && fail "post-stop made $(ls "$W")"
 	return 0
 }
 
@@ -98,7 +103,7 @@ name_with_dotdot_overlay_refused() {
 	hook pre-start LXC_NAME="$evil" \
 		LXC_ROOTFS_PATH="overlay:$C/rootfs:$W/upper" &&
 		fail "pre-start accepted name $evil"
-	ls "$W" | grep -q escape && fail "made outside $STATE: $(ls "$W")"
+	has_escape && fail "made outside $STATE: $(ls "$W")"
 	grep -q " $W/escape" /proc/self/mountinfo && fail "bind-mounted outside $STATE"
 	return 0
 }
@@ -148,7 +153,7 @@ overlay_upper_work_links_not_followed() {
 	after=$(ls -ln "$W/host" "$W/host2"; stat -c '%u:%g %a' "$W/host" "$W/host2")
 	[ "$before" = "$after" ] || fail "host directories changed: $before / $after"
 	grep -q " $W/host" /proc/self/mountinfo && fail "mounted on a link's target"
-	[ -z "$(ls "$STATE" | grep '\.lower$')" ] || fail "bind left: $(ls "$STATE")"
+	[ "$(count_in "$STATE" '*.lower')" = 0 ] || fail "bind left: $(ls "$STATE")"
 	return 0
 }
 
@@ -171,10 +176,10 @@ concurrent_pre_start_one_mark() {
 	sed 's/^/  second /' "$W2/log"
 	[ $ra = 0 ] || [ $rb = 0 ] || fail "both pre-starts failed"
 	[ "$(marks_on "$C/rootfs")" = 1 ] || fail "$(marks_on "$C/rootfs") marks on the rootfs"
-	[ "$(ls "$STATE" | grep -c '^c1@')" = 1 ] || fail "records: $(ls "$STATE")"
+	[ "$(count_in "$STATE" 'c1@*')" = 1 ] || fail "records: $(ls "$STATE")"
 	hook post-stop || fail "post-stop"
 	[ "$(marks_on "$C/rootfs")" = 0 ] || fail "mark left after post-stop"
-	[ "$(ls "$STATE" | grep -c '^c1@')" = 0 ] || fail "record left: $(ls "$STATE")"
+	[ "$(count_in "$STATE" 'c1@*')" = 0 ] || fail "record left: $(ls "$STATE")"
 	return 0
 }
 

@@ -17,6 +17,7 @@ KIDS=
 
 tap_sh=$(dirname "$0")/lib/tap.sh
 [ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# shellcheck source=../lib/tap.sh
 . "$tap_sh"
 tap_start
 
@@ -90,7 +91,7 @@ t() {
 	name=$1
 	W=$ROOT/$((TAP_N + 1))
 	mkdir -p "$W"
-	( set -u; W=$W; snapshot_mounts; "$name" ) > "$W/log" 2>&1
+	( set -u; snapshot_mounts; "$name" ) > "$W/log" 2>&1
 	tap_result $? "$name" "$W/log"
 	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
 		while read -r m; do umount -l "$m" 2>/dev/null; done
@@ -209,7 +210,8 @@ image_symlink_to_block_device_refused() {
 	echo victim > "$W/vsrc/victim-file"
 	truncate -s 32M "$W/victim.img"
 	mkfs.ext4 -q -F -d "$W/vsrc" "$W/victim.img" > /dev/null 2>&1 || fail "mkfs.ext4"
-	dev=$(losetup -f) && losetup "$dev" "$W/victim.img" || fail "losetup"
+	dev=$(losetup -f) || fail "losetup -f"
+	losetup "$dev" "$W/victim.img" || fail "losetup"
 	echo "victim on $dev"
 	ln -s "$dev" "$W/disk.img"
 	timeout 60 "$SC" mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt" > "$W/out" 2> "$W/err"
