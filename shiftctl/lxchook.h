@@ -55,11 +55,11 @@ void lxchook_rootfs_free(struct lxchook_rootfs *r);
 
 /* "NAME@CONFIG-PATH", every "/" written "%": a record's file name stem. */
 /*
- * The container's name and config path name its record and, for an
- * overlay, its bind under the state directory, and each is a line of the
- * record: a name with a '/', "." or "..", or a control character in
- * either, would lead out of the directory or add a line.  0, or -EINVAL
- * with the reason in err.
+ * The container's name names its record and, for an overlay, its bind
+ * under the state directory: a name with a '/', "." or "..", or a control
+ * character would lead out of the directory or forge a name.  The config
+ * path may be any path (the record escapes it).  0, or -EINVAL with the
+ * reason in err.
  */
 int lxchook_check_names(const char *name, const char *config, char *err,
 			size_t errsz);

@@ -163,9 +163,9 @@ TEST(names_that_leave_the_state_directory_refused)
 	EXPECT_EQ(lxchook_check_names(".", NULL, err, sizeof(err)), -EINVAL);
 	EXPECT_EQ(lxchook_check_names("a\nrootfs=/", NULL, err, sizeof(err)),
 		  -EINVAL);
+	/* a config path may hold anything: records escape it */
 	EXPECT_EQ(lxchook_check_names("c1", "/x\nrootfs=/etc", err,
-				      sizeof(err)), -EINVAL);
-	EXPECT_TRUE(strstr(err, "config path") != NULL);
+				      sizeof(err)), 0);
 }
 
 /* ---- maps and config ------------------------------------------------------ */
