@@ -15,10 +15,7 @@ struct span {
 	size_t len;
 };
 
-static int fail(char *err, size_t errsz, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errsz, int ret, const char *fmt, ...)
+int idmap_errf(char *err, size_t errsz, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,18 +45,18 @@ static int parse_id(struct span f, const char *field, uint32_t *out,
 	size_t i;
 
 	if (f.len == 0)
-		return fail(why, whysz, -EINVAL, "%s is empty", field);
+		return idmap_errf(why, whysz, -EINVAL, "%s is empty", field);
 	if (f.s[0] == '-')
-		return fail(why, whysz, -EINVAL, "%s '%.*s' is negative",
+		return idmap_errf(why, whysz, -EINVAL, "%s '%.*s' is negative",
 			    field, (int)f.len, f.s);
 	for (i = 0; i < f.len; i++) {
 		if (f.s[i] < '0' || f.s[i] > '9')
-			return fail(why, whysz, -EINVAL,
+			return idmap_errf(why, whysz, -EINVAL,
 				    "%s '%.*s' is not a number",
 				    field, (int)f.len, f.s);
 		n = n * 10 + (uint64_t)(f.s[i] - '0');
 		if (n > IDMAP_ID_LIMIT)
-			return fail(why, whysz, -ERANGE,
+			return idmap_errf(why, whysz, -ERANGE,
 				    "%s '%.*s' is larger than %llu",
 				    field, (int)f.len, f.s, IDMAP_ID_LIMIT);
 	}
@@ -71,12 +68,12 @@ static int check_extent(const struct idmap_extent *e, const char *names[3],
 			char *why, size_t whysz)
 {
 	if (e->count == 0)
-		return fail(why, whysz, -EINVAL, "%s is 0", names[2]);
+		return idmap_errf(why, whysz, -EINVAL, "%s is 0", names[2]);
 	if ((uint64_t)e->from + e->count > IDMAP_ID_LIMIT)
-		return fail(why, whysz, -ERANGE, "%s+%s runs past %llu",
+		return idmap_errf(why, whysz, -ERANGE, "%s+%s runs past %llu",
 			    names[0], names[2], IDMAP_ID_LIMIT);
 	if ((uint64_t)e->to + e->count > IDMAP_ID_LIMIT)
-		return fail(why, whysz, -ERANGE, "%s+%s runs past %llu",
+		return idmap_errf(why, whysz, -ERANGE, "%s+%s runs past %llu",
 			    names[1], names[2], IDMAP_ID_LIMIT);
 	return 0;
 }
@@ -120,10 +117,10 @@ static int split_colons(const char *s, struct span f[3], char *why,
 		p = c + 1;
 	}
 	if (n < 3)
-		return fail(why, whysz, -EINVAL,
+		return idmap_errf(why, whysz, -EINVAL,
 			    "too few fields (want FROM:TO:COUNT)");
 	if (n > 3)
-		return fail(why, whysz, -EINVAL,
+		return idmap_errf(why, whysz, -EINVAL,
 			    "too many fields (want FROM:TO:COUNT)");
 	return 0;
 }
@@ -139,7 +136,7 @@ int idmap_parse_extent(const char *s, struct idmap_extent *ext,
 	if (!ret)
 		ret = fields_to_extent(f, opt_names, ext, why, sizeof(why));
 	if (ret)
-		return fail(err, errsz, ret, "'%s': %s", s, why);
+		return idmap_errf(err, errsz, ret, "'%s': %s", s, why);
 	return 0;
 }
 
@@ -159,18 +156,18 @@ int idmap_add(struct idmap *map, const struct idmap_extent *ext,
 	for (i = 0; i < map->nr; i++) {
 		o = &map->ext[i];
 		if (ranges_overlap(ext->from, o->from, ext->count, o->count))
-			return fail(err, errsz, -EINVAL,
+			return idmap_errf(err, errsz, -EINVAL,
 				    "%u:%u:%u overlaps %u:%u:%u (underlying ids)",
 				    ext->from, ext->to, ext->count,
 				    o->from, o->to, o->count);
 		if (ranges_overlap(ext->to, o->to, ext->count, o->count))
-			return fail(err, errsz, -EINVAL,
+			return idmap_errf(err, errsz, -EINVAL,
 				    "%u:%u:%u overlaps %u:%u:%u (shifted ids)",
 				    ext->from, ext->to, ext->count,
 				    o->from, o->to, o->count);
 	}
 	if (map->nr >= IDMAP_MAX_EXTENTS)
-		return fail(err, errsz, -E2BIG,
+		return idmap_errf(err, errsz, -E2BIG,
 			    "%u:%u:%u: more than %d extents",
 			    ext->from, ext->to, ext->count, IDMAP_MAX_EXTENTS);
 	map->ext[map->nr++] = *ext;
@@ -188,7 +185,7 @@ int idmap_add_string(struct idmap *map, enum idmap_kind kind, const char *s,
 	if (!ret)
 		ret = idmap_add(map, &e, why, sizeof(why));
 	if (ret)
-		return fail(err, errsz, ret, "%s %s", idmap_kind_name(kind),
+		return idmap_errf(err, errsz, ret, "%s %s", idmap_kind_name(kind),
 			    why);
 	return 0;
 }
@@ -215,10 +212,10 @@ static int split_blanks(const char *s, size_t len, struct span f[3],
 		n++;
 	}
 	if (n < 3)
-		return fail(why, whysz, -EINVAL,
+		return idmap_errf(why, whysz, -EINVAL,
 			    "too few fields (want INSIDE OUTSIDE COUNT)");
 	if (n > 3)
-		return fail(why, whysz, -EINVAL,
+		return idmap_errf(why, whysz, -EINVAL,
 			    "too many fields (want INSIDE OUTSIDE COUNT)");
 	return 0;
 }
@@ -257,7 +254,7 @@ int idmap_parse_proc(struct idmap *map, const char *text, const char *name,
 			if (!ret)
 				ret = idmap_add(map, &e, why, sizeof(why));
 			if (ret)
-				return fail(err, errsz, ret,
+				return idmap_errf(err, errsz, ret,
 					    "%s line %u '%.*s': %s", name,
 					    lineno, (int)len, line, why);
 		}
@@ -266,7 +263,7 @@ int idmap_parse_proc(struct idmap *map, const char *text, const char *name,
 		line = nl + 1;
 	}
 	if (map->nr == 0)
-		return fail(err, errsz, -ENODATA,
+		return idmap_errf(err, errsz, -ENODATA,
 			    "%s is empty (no map written for this user namespace yet)",
 			    name);
 	return 0;
@@ -294,7 +291,7 @@ int idmap_derive(const char *uid_text, const char *gid_text,
 	if (ret)
 		return ret;
 	if (!allow_identity && (idmap_is_identity(uid) || idmap_is_identity(gid)))
-		return fail(err, errsz, -EINVAL,
+		return idmap_errf(err, errsz, -EINVAL,
 			    "%s is not in a user namespace (its %s is the identity 0 0 4294967295); "
 			    "use --allow-identity to accept it",
 			    what, idmap_is_identity(uid) ? "uid_map" : "gid_map");
@@ -340,7 +337,7 @@ int idmap_parse_options(const char *opts, struct idmap *uid,
 	idmap_init(gid);
 	copy = strdup(opts);
 	if (!copy)
-		return fail(err, errsz, -ENOMEM, "out of memory");
+		return idmap_errf(err, errsz, -ENOMEM, "out of memory");
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(tok, "uidmap=", 7))

@@ -90,4 +90,11 @@ int idmap_parse_options(const char *opts, struct idmap *uid,
 /* The id that underlying id from shows as (FROM side -> TO side); -1 if none. */
 int64_t idmap_map(const struct idmap *map, uint32_t from);
 
+/*
+ * The pure parsers' way to fail: the message in err (if given), ret
+ * returned.  Shared with lxchook.c.
+ */
+int idmap_errf(char *err, size_t errsz, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif /* SHIFTCTL_IDMAP_H */

@@ -4,7 +4,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +14,6 @@
 
 /* One include level deeper than this is a loop, as the shell hook said. */
 #define LXCHOOK_INCLUDE_DEPTH 16
-
-static int fail(char *err, size_t errsz, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errsz, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errsz) {
-		va_start(ap, fmt);
-		vsnprintf(err, errsz, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static const char *const type_names[] = {
 	[LXCHOOK_PRE_START] = "pre-start",
@@ -52,16 +36,16 @@ int lxchook_parse_type(const char *version, const char *env_type,
 
 	if (!version || !strcmp(version, "0")) {
 		if (nargs < 3)
-			return fail(err, errsz, -EINVAL,
+			return idmap_errf(err, errsz, -EINVAL,
 				    "hook version 0 expects NAME SECTION TYPE arguments");
 		name = args[2];
 	} else if (!strcmp(version, "1")) {
 		if (!env_type || !*env_type)
-			return fail(err, errsz, -EINVAL,
+			return idmap_errf(err, errsz, -EINVAL,
 				    "LXC_HOOK_TYPE is not set (hook version 1)");
 		name = env_type;
 	} else {
-		return fail(err, errsz, -EINVAL, "unsupported hook version %s",
+		return idmap_errf(err, errsz, -EINVAL, "unsupported hook version %s",
 			    version);
 	}
 	for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
@@ -70,7 +54,7 @@ int lxchook_parse_type(const char *version, const char *env_type,
 			return 0;
 		}
 	}
-	return fail(err, errsz, -EINVAL,
+	return idmap_errf(err, errsz, -EINVAL,
 		    "cannot run as a %s hook (only pre-start, pre-mount, start-host and post-stop)",
 		    name);
 }
@@ -96,17 +80,17 @@ static int overlay_rootfs(const char *s, const char *path,
 	if (!n) {
 		if (type == LXCHOOK_POST_STOP)
 			return 1;
-		return fail(err, errsz, -EINVAL,
+		return idmap_errf(err, errsz, -EINVAL,
 			    "rootfs %s: expected an overlay LOWER:UPPER", path);
 	}
 	r->lower = strndup(s, n);
 	if (!r->lower)
-		return fail(err, errsz, -ENOMEM, "out of memory");
+		return idmap_errf(err, errsz, -ENOMEM, "out of memory");
 	if (strstr(r->lower, ":/")) {
 		lxchook_rootfs_free(r);
 		if (type == LXCHOOK_POST_STOP)
 			return 1;
-		return fail(err, errsz, -EINVAL,
+		return idmap_errf(err, errsz, -EINVAL,
 			    "rootfs %s: an overlay with several lower layers cannot be shifted (only one LOWER)",
 			    path);
 	}
@@ -120,7 +104,7 @@ int lxchook_parse_rootfs(const char *path, bool is_dir, enum lxchook_type type,
 
 	r->dir = r->lower = NULL;
 	if (!path || !*path)
-		return fail(err, errsz, -EINVAL, "LXC_ROOTFS_PATH is not set");
+		return idmap_errf(err, errsz, -EINVAL, "LXC_ROOTFS_PATH is not set");
 	if (!strncmp(path, "dir:", 4)) {
 		dir = path + 4;
 	} else if (!strncmp(path, "overlay:", 8)) {
@@ -135,13 +119,13 @@ int lxchook_parse_rootfs(const char *path, bool is_dir, enum lxchook_type type,
 		/* pre-start said so already; nothing of ours to clean up */
 		if (type == LXCHOOK_POST_STOP)
 			return 1;
-		return fail(err, errsz, -EINVAL,
+		return idmap_errf(err, errsz, -EINVAL,
 			    "rootfs %s: only directory (dir:) and overlay (overlay:LOWER:UPPER) rootfs can be shifted",
 			    path);
 	}
 	r->dir = strdup(dir);
 	if (!r->dir)
-		return fail(err, errsz, -ENOMEM, "out of memory");
+		return idmap_errf(err, errsz, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -158,7 +142,7 @@ int lxchook_check_names(const char *name, const char *config, char *err,
 {
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
 	    has_control(name))
-		return fail(err, errsz, -EINVAL,
+		return idmap_errf(err, errsz, -EINVAL,
 			    "container name '%s' cannot name a record: it holds a '/' or a control character, or is '.' or '..'",
 			    name);
 	(void)config;	/* any path: the record escapes its newlines */
@@ -249,7 +233,7 @@ static int map_words_parse(const char *s, struct idmap *map, enum idmap_kind kin
 			break;
 		n = strcspn(s, " \t");
 		if (n >= sizeof(word))
-			return fail(err, errsz, -EINVAL, "%s '%.*s' is too long",
+			return idmap_errf(err, errsz, -EINVAL, "%s '%.*s' is too long",
 				    idmap_kind_name(kind), (int)n, s);
 		memcpy(word, s, n);
 		word[n] = '\0';
@@ -272,7 +256,7 @@ static int idmap_value(const char *v, const char *what, struct idmap *uid,
 
 	if (sscanf(v, "%1s %15s %15s %15s %c", t, a, b, c, &extra) != 4 ||
 	    (strcmp(t, "u") && strcmp(t, "g")))
-		return fail(err, errsz, -EINVAL,
+		return idmap_errf(err, errsz, -EINVAL,
 			    "%s: lxc.idmap = %s: expected 'u|g INSIDE OUTSIDE COUNT'",
 			    what, v);
 	map = t[0] == 'u' ? uid : gid;
@@ -283,7 +267,7 @@ static int idmap_value(const char *v, const char *what, struct idmap *uid,
 		char why[256];
 
 		snprintf(why, sizeof(why), "%s", err);
-		return fail(err, errsz, ret, "%s: lxc.idmap = %s: %s", what, v,
+		return idmap_errf(err, errsz, ret, "%s: lxc.idmap = %s: %s", what, v,
 			    why);
 	}
 	return 0;
@@ -311,7 +295,7 @@ int lxchook_idmap_text(const char *text, const char *what, struct idmap *uid,
 	idmap_init(gid);
 	copy = strdup(text);
 	if (!copy)
-		return fail(err, errsz, -ENOMEM, "out of memory");
+		return idmap_errf(err, errsz, -ENOMEM, "out of memory");
 	for (line = strtok_r(copy, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
 		v = trim(line);
@@ -410,7 +394,7 @@ static int config_dir(const char *dir, int depth, struct idmap_lines *l,
 
 	d = opendir(dir);
 	if (!d)
-		return fail(err, errsz, -errno, "cannot read lxc.include = %s: %s",
+		return idmap_errf(err, errsz, -errno, "cannot read lxc.include = %s: %s",
 			    dir, strerror(errno));
 	while ((de = readdir(d))) {
 		len = strlen(de->d_name);
@@ -419,7 +403,7 @@ static int config_dir(const char *dir, int depth, struct idmap_lines *l,
 		nn = realloc(names, (nr + 1) * sizeof(*names));
 		if (!nn || !(nn[nr] = strdup(de->d_name))) {
 			names = nn ? nn : names;
-			ret = fail(err, errsz, -ENOMEM, "out of memory");
+			ret = idmap_errf(err, errsz, -ENOMEM, "out of memory");
 			break;
 		}
 		names = nn;
@@ -431,7 +415,7 @@ static int config_dir(const char *dir, int depth, struct idmap_lines *l,
 	for (i = 0; i < nr; i++) {
 		if (!ret) {
 			if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
-				ret = fail(err, errsz, -ENOMEM, "out of memory");
+				ret = idmap_errf(err, errsz, -ENOMEM, "out of memory");
 			} else {
 				if (!stat(path, &st) && S_ISREG(st.st_mode))
 					ret = config_file(path, depth, l, err,
@@ -454,7 +438,7 @@ static int config_file(const char *path, int depth, struct idmap_lines *l,
 
 	ret = read_file(path, &text);
 	if (ret)
-		return fail(err, errsz, ret, "cannot read %s: %s", path,
+		return idmap_errf(err, errsz, ret, "cannot read %s: %s", path,
 			    strerror(-ret));
 	for (line = strtok_r(text, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -466,15 +450,15 @@ static int config_file(const char *path, int depth, struct idmap_lines *l,
 		v = trim(eq + 1);
 		if (!strcmp(key, "lxc.idmap")) {
 			if (lines_add(l, v))
-				ret = fail(err, errsz, -ENOMEM, "out of memory");
+				ret = idmap_errf(err, errsz, -ENOMEM, "out of memory");
 		} else if (!strcmp(key, "lxc.include")) {
 			if (depth + 1 >= LXCHOOK_INCLUDE_DEPTH)
-				ret = fail(err, errsz, -ELOOP,
+				ret = idmap_errf(err, errsz, -ELOOP,
 					   "%s: lxc.include nested too deep", path);
 			else if (!stat(v, &st) && S_ISDIR(st.st_mode))
 				ret = config_dir(v, depth + 1, l, err, errsz);
 			else if (access(v, R_OK))
-				ret = fail(err, errsz, -ENOENT,
+				ret = idmap_errf(err, errsz, -ENOENT,
 					   "%s: cannot read lxc.include = %s",
 					   path, v);
 			else
@@ -649,7 +633,7 @@ int lxchook_record_parse(const char *text, struct lxchook_record *r,
 	memset(r, 0, sizeof(*r));
 	copy = strdup(text);
 	if (!copy)
-		return fail(err, errsz, -ENOMEM, "out of memory");
+		return idmap_errf(err, errsz, -ENOMEM, "out of memory");
 	for (line = strtok_r(copy, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
 		eq = strchr(line, '=');
@@ -658,7 +642,7 @@ int lxchook_record_parse(const char *text, struct lxchook_record *r,
 		*eq = '\0';
 		v = unescape(eq + 1);
 		if (!v) {
-			ret = fail(err, errsz, -ENOMEM, "out of memory");
+			ret = idmap_errf(err, errsz, -ENOMEM, "out of memory");
 			break;
 		}
 		str = !strcmp(line, "name") ? &r->name :
@@ -674,9 +658,9 @@ int lxchook_record_parse(const char *text, struct lxchook_record *r,
 		else if (!strcmp(line, "gids"))
 			ret = map_words_parse(v, &r->gid, IDMAP_GID, err, errsz);
 		else if (!strcmp(line, "owner") && proc_parse(v, &r->owner))
-			ret = fail(err, errsz, -EINVAL, "owner=%s: expected PID START", v);
+			ret = idmap_errf(err, errsz, -EINVAL, "owner=%s: expected PID START", v);
 		else if (!strcmp(line, "init") && proc_parse(v, &r->init))
-			ret = fail(err, errsz, -EINVAL, "init=%s: expected PID START", v);
+			ret = idmap_errf(err, errsz, -EINVAL, "init=%s: expected PID START", v);
 		else if (!strcmp(line, "phase"))
 			r->phase = !strcmp(v, "marked") ? LXCHOOK_PHASE_MARKED :
 				   !strcmp(v, "running") ? LXCHOOK_PHASE_RUNNING :
@@ -685,7 +669,7 @@ int lxchook_record_parse(const char *text, struct lxchook_record *r,
 	}
 	free(copy);
 	if (!ret && (!r->name || !r->rootfs))
-		ret = fail(err, errsz, -EINVAL, "no %s= line",
+		ret = idmap_errf(err, errsz, -EINVAL, "no %s= line",
 			   r->name ? "rootfs" : "name");
 	if (ret)
 		lxchook_record_free(r);
@@ -739,7 +723,7 @@ int lxchook_decide_pre_start(struct lxchook_pre_start *ps,
 		if (!same_maps(r, ps->uid, ps->gid)) {
 			lxchook_maps_text(&r->uid, &r->gid, have, sizeof(have));
 			lxchook_maps_text(ps->uid, ps->gid, want, sizeof(want));
-			return fail(err, errsz, -EBUSY,
+			return idmap_errf(err, errsz, -EBUSY,
 				    "%s is in use by %s (%s), %s wants other maps (%s): a rootfs is shifted for one set of maps at a time; stop %s first",
 				    ps->rootfs, r->name, have, ps->name, want,
 				    r->name);
@@ -754,7 +738,7 @@ int lxchook_decide_pre_start(struct lxchook_pre_start *ps,
 		if (!lxchook_map_equal(&mark->uid, ps->uid) ||
 		    !lxchook_map_equal(&mark->gid, ps->gid)) {
 			lxchook_maps_text(ps->uid, ps->gid, want, sizeof(want));
-			return fail(err, errsz, -EBUSY,
+			return idmap_errf(err, errsz, -EBUSY,
 				    "%s carries a mark for %s while %s starts with %s",
 				    ps->rootfs, have, ps->shared, want);
 		}
@@ -770,7 +754,7 @@ int lxchook_decide_pre_start(struct lxchook_pre_start *ps,
 	    lxchook_map_equal(&mark->gid, ps->gid))
 		mine = true;
 	if (!mine && !ps->lower)
-		return fail(err, errsz, -EBUSY,
+		return idmap_errf(err, errsz, -EBUSY,
 			    "%s carries a shiftfs mark (%s) that no container started by this hook holds; if it is stale, drop it with: %s unmark %s",
 			    ps->rootfs, have, cmd, ps->rootfs);
 	ps->action = LXCHOOK_MARK_REPLACE;
