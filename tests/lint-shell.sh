@@ -40,6 +40,8 @@ findings=0
 accepted=0
 failed=0
 fail() { failed=$((failed + 1)); echo "shellcheck: FAIL $*"; }
+# shellcheck source=lib/accept.sh
+. "$(dirname "$0")/lib/accept.sh"
 
 # ---- the files ---------------------------------------------------------------
 is_shell() {
@@ -71,33 +73,21 @@ a_codes=()
 a_res=()
 a_where=()
 a_used=()
-if [ ! -r "$accept" ]; then
-	fail "cannot read the accept list $accept"
-else
-	n=0
-	why=0
-	while IFS= read -r line || [ -n "$line" ]; do
-		n=$((n + 1))
-		case $line in
-		'') why=0; continue ;;
-		'#'*) why=1; continue ;;
-		esac
-		if [ $why -eq 0 ]; then
-			fail "$accept:$n: entry without a comment saying why: $line"
-			continue
-		fi
-		read -r f code re <<< "$line"
-		if [ -z "$code" ] || ! [[ $code =~ ^SC[0-9]+$ ]]; then
-			fail "$accept:$n: want 'FILE SCnnnn [ERE]': $line"
-			continue
-		fi
-		a_files+=("$f")
-		a_codes+=("$code")
-		a_res+=("$re")
-		a_where+=("$accept:$n")
-		a_used+=(0)
-	done < "$accept"
-fi
+# accept_entry N LINE (accept_each): one "FILE SCnnnn [ERE]" entry
+accept_entry() {
+	local n=$1 line=$2 f code re
+	read -r f code re <<< "$line"
+	if [ -z "$code" ] || ! [[ $code =~ ^SC[0-9]+$ ]]; then
+		fail "$accept:$n: want 'FILE SCnnnn [ERE]': $line"
+		return
+	fi
+	a_files+=("$f")
+	a_codes+=("$code")
+	a_res+=("$re")
+	a_where+=("$accept:$n")
+	a_used+=(0)
+}
+accept_each "$accept" accept_entry
 
 # is_accepted FILE LINE CODE: an entry names it (and marks itself used)
 is_accepted() {

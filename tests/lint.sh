@@ -55,6 +55,8 @@ findings=0
 accepted=0
 failed=0
 fail() { failed=$((failed + 1)); echo "lint: FAIL $*"; }
+# shellcheck source=lib/accept.sh
+. "$here/lib/accept.sh"
 
 # ---- the accept list -------------------------------------------------------
 # "checkpatch TYPE [FILE]" and "compiler ERE" lines, each under a comment
@@ -62,40 +64,28 @@ fail() { failed=$((failed + 1)); echo "lint: FAIL $*"; }
 cp_types=()
 cp_files=()
 cc_res=()
-if [ ! -r "$accept" ]; then
-	fail "cannot read the accept list $accept"
-else
-	n=0
-	why=0
-	while IFS= read -r line || [ -n "$line" ]; do
-		n=$((n + 1))
-		case $line in
-		'') why=0; continue ;;
-		'#'*) why=1; continue ;;
-		esac
-		if [ $why -eq 0 ]; then
-			fail "$accept:$n: entry without a comment saying why: $line"
-			continue
+# accept_entry N LINE (accept_each): one "checkpatch" or "compiler" entry
+accept_entry() {
+	local n=$1 line=$2 kind rest t f extra
+	read -r kind rest <<< "$line"
+	case $kind in
+	checkpatch)
+		read -r t f extra <<< "$rest"
+		if [ -z "$t" ] || [ -n "$extra" ]; then
+			fail "$accept:$n: want 'checkpatch TYPE [FILE]': $line"
+			return
 		fi
-		read -r kind rest <<< "$line"
-		case $kind in
-		checkpatch)
-			read -r t f extra <<< "$rest"
-			if [ -z "$t" ] || [ -n "$extra" ]; then
-				fail "$accept:$n: want 'checkpatch TYPE [FILE]': $line"
-				continue
-			fi
-			cp_types+=("$t")
-			cp_files+=("${f:-*}")
-			;;
-		compiler)
-			[ -n "$rest" ] || { fail "$accept:$n: want 'compiler ERE': $line"; continue; }
-			cc_res+=("$rest")
-			;;
-		*) fail "$accept:$n: unknown kind '$kind' (checkpatch or compiler)" ;;
-		esac
-	done < "$accept"
-fi
+		cp_types+=("$t")
+		cp_files+=("${f:-*}")
+		;;
+	compiler)
+		[ -n "$rest" ] || { fail "$accept:$n: want 'compiler ERE': $line"; return; }
+		cc_res+=("$rest")
+		;;
+	*) fail "$accept:$n: unknown kind '$kind' (checkpatch or compiler)" ;;
+	esac
+}
+accept_each "$accept" accept_entry
 
 # is_accepted_cp FILE TYPE
 is_accepted_cp() {
