@@ -73,18 +73,24 @@ static inline struct file *shiftfs_backing_open(const struct file *user_file,
 #endif
 
 /*
- * 6.7 (and stable) made the VFS pass AT_GETATTR_NOSEC down to stacked
- * ->getattr when the security hook already ran; vfs_getattr() WARNs on it.
+ * The lower getattr, as overlayfs does it in each release.  From 6.7 the
+ * VFS calls a stacked ->getattr only after security_inode_getattr() has
+ * run on the stacked path with the caller's credentials (6.7-6.x flag it
+ * with AT_GETATTR_NOSEC; 6.8 upstream dropped the flag and overlayfs and
+ * ecryptfs call vfs_getattr_nosec() unconditionally, so 7.x has neither
+ * flag nor second hook): the lower inode gets no second LSM hook.  6.1's
+ * overlayfs still asks the LSM about the lower file with the mounter's
+ * credentials, and so do we there.
  */
 static inline int shiftfs_vfs_getattr(const struct path *path,
 				      struct kstat *stat, u32 request_mask,
 				      unsigned int flags)
 {
-#ifdef AT_GETATTR_NOSEC
-	if (flags & AT_GETATTR_NOSEC)
-		return vfs_getattr_nosec(path, stat, request_mask, flags);
-#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	return vfs_getattr_nosec(path, stat, request_mask, flags);
+#else
 	return vfs_getattr(path, stat, request_mask, flags);
+#endif
 }
 
 /* 6.0 caches iocb flags in the file; keep them in step with f_flags. */
