@@ -4,7 +4,7 @@
 # this file and of tests/e2e/e2e.mk: one line for every target (a new
 # target needs its line; tests/make-test.sh checks, in make check).
 #
-## Usage: make [TARGET] [KVER=SERIES|RELEASE (make kvers)] [TESTS=PATTERN] [E2E_TESTS=s1,...]
+## Usage: make [TARGET] [KVER=SERIES|RELEASE (make kvers)] [TESTS=PATTERN] [E2E_TESTS=s1,...] [DEBIAN=12|13]
 ## Start with:
 ##   all               (the default) build the module for KVER, and shiftctl
 ##   check             host tests, runner self-test, then the guest suite on every kernel of KVER_SERIES (or KVER)
@@ -39,7 +39,7 @@
 ##   setup-deb         setup-userspace, debhelper, dh-dkms and lintian
 ##   setup-module      setup-userspace and linux-headers-KVER
 ##   setup-dkms        setup-module and dkms
-##   setup-lint        setup-module, sparse, shellcheck, checkpatch's needs
+##   setup-lint        setup-module, setup-deb's packages, sparse, shellcheck, checkpatch's needs
 ## Other:
 ##   clean             remove build/ (kernels, images, everything built)
 ##   help              this list
