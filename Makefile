@@ -4,7 +4,7 @@
 # this file and of tests/e2e/e2e.mk: one line for every target (a new
 # target needs its line; tests/make-test.sh checks, in make check).
 #
-## Usage: make [TARGET] [KVER=SERIES|RELEASE (make kvers)] [TESTS=PATTERN] [E2E_TESTS=s1,...]
+## Usage: make [TARGET] [KVER=SERIES|RELEASE (make kvers)] [TESTS=PATTERN] [E2E_TESTS=s1,...] [DEBIAN=12|13]
 ## Start with:
 ##   all               (the default) build the module for KVER, and shiftctl
 ##   check             host tests, runner self-test, then the guest suite on every kernel of KVER_SERIES (or KVER)
@@ -19,12 +19,12 @@
 ##   initramfs         the busybox guest's initramfs for KVER (module, shiftctl, tests)
 ##   module-one        (internal) shiftfs.ko for the release K=RELEASE
 ##   initramfs-one     (internal) kernel and initramfs for the release K=RELEASE
-##   deb               the shiftctl and shiftfs-dkms .debs, in build/deb/
+##   deb               the shiftctl and shiftfs-dkms .debs (debian/, dpkg-buildpackage, lintian) for DEBIAN=12 (default) or 13, in build/deb/RELEASE/
 ## Tests and checks:
 ##   check-unit        the host unit tests only
 ##   check-guest       the guest suite on KVER only; TESTS=PATTERN narrows it
 ##   check-runner      the guest runner's own test (canned logs, a guest that WARNs)
-##   lint              checkpatch, W=1, sparse on the module; shellcheck on every shell file
+##   lint              checkpatch, W=1, sparse on the module; shellcheck on every shell file; lintian on the .debs of Debian 12 and 13
 ##   demo-fast         the cover letter's scene alone, in the busybox guest (~30 s)
 ##   bench             benchmarks in a guest (not tests), in build/bench/
 ##   kvers             what KVER (and the kernels make check uses) resolve to
@@ -36,10 +36,10 @@
 ## Set-up (install missing Debian packages, as root):
 ##   setup             everything the tests need for the kernels in use
 ##   setup-userspace   compiler and libraries for shiftctl
-##   setup-deb         setup-userspace and dpkg-dev
+##   setup-deb         setup-userspace, debhelper, dh-dkms and lintian
 ##   setup-module      setup-userspace and linux-headers-KVER
 ##   setup-dkms        setup-module and dkms
-##   setup-lint        setup-module, sparse, shellcheck, checkpatch's needs
+##   setup-lint        setup-module, setup-deb's packages, sparse, shellcheck, checkpatch's needs
 ## Other:
 ##   clean             remove build/ (kernels, images, everything built)
 ##   help              this list
@@ -161,10 +161,15 @@ $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_wa
 # warning not in module/lint-accept (each entry says why) fails it
 # (tests/lint.sh; its own test is tests/lint-test.sh, run by make check).
 # Then shellcheck on every shell file (tests/lint-shell.sh, accept list
-# tests/shellcheck-accept); both run, either failing fails lint.
+# tests/shellcheck-accept), then the packages of every Debian release in
+# DEB_RELEASES built and checked by that release's lintian (make deb);
+# all run, any failing fails lint.
 lint: setup-lint
 	@rc=0; $(TOP)/tests/lint.sh $(TOP)/module $(BUILD) $(KVERS) || rc=1; \
-	$(TOP)/tests/lint-shell.sh $(TOP) || rc=1; exit $$rc
+	$(TOP)/tests/lint-shell.sh $(TOP) || rc=1; \
+	for r in $(DEB_RELEASES); do \
+		$(TOP)/images/deb/build-debs.sh $$r $(TOP) $(BUILD) || rc=1; \
+	done; exit $$rc
 
 # ---- userspace ------------------------------------------------------------
 
@@ -275,7 +280,7 @@ install-userspace: shiftctl
 install-dkms-src:
 	install -d $(DESTDIR)$(DKMSSRCDIR)
 	install -m 644 $(DKMS_FILES) $(DESTDIR)$(DKMSSRCDIR)/
-	sed 's/@VERSION@/$(VERSION)/g' module/dkms.conf > $(DESTDIR)$(DKMSSRCDIR)/dkms.conf
+	sed 's/#MODULE_VERSION#/$(VERSION)/g' module/dkms.conf > $(DESTDIR)$(DKMSSRCDIR)/dkms.conf
 	chmod 644 $(DESTDIR)$(DKMSSRCDIR)/dkms.conf
 
 # Removes exactly what install put there, then the directories install
@@ -298,8 +303,15 @@ dkms-install: setup-dkms install-dkms-src
 	dkms build -m shiftfs -v $(VERSION) -k $(KVER)
 	dkms install -m shiftfs -v $(VERSION) -k $(KVER)
 
-deb: setup-deb shiftctl
-	@$(TOP)/images/deb/build-debs.sh $(TOP) $(BUILD)
+# The packages from debian/ (dpkg-buildpackage -b) for one Debian
+# release: 12 on the host, 13 in its chroot (build/chroots/trixie), each
+# checked by its release's lintian; in build/deb/RELEASE/.
+DEBIAN ?= 12
+DEB_RELEASE_12 := bookworm
+DEB_RELEASE_13 := trixie
+DEB_RELEASES := $(DEB_RELEASE_12) $(DEB_RELEASE_13)
+deb: setup-deb
+	@$(TOP)/images/deb/build-debs.sh $(or $(DEB_RELEASE_$(DEBIAN)),$(error DEBIAN=$(DEBIAN): 12 (bookworm) or 13 (trixie))) $(TOP) $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

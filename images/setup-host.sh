@@ -7,10 +7,12 @@
 #
 # What each asks for (each includes the ones above it in its line):
 #   --userspace  compiler and the libraries shiftctl links (make install)
-#   --deb        userspace + dpkg-dev (make deb: dpkg-shlibdeps, dpkg-buildflags)
+#   --deb        userspace + debhelper, dh-dkms, lintian (make deb: the
+#                host is the Debian 12 that builds and checks the bookworm
+#                packages; Debian 13's come from its chroot)
 #   --module     userspace + linux-headers-KVER (make module)
 #   --dkms       module + dkms (make dkms-install)
-#   --lint       module + sparse, shellcheck (make lint)
+#   --lint       module + deb + sparse, shellcheck (make lint)
 #   (none)       lint + the guest: QEMU and what the initramfs carries
 #                (make check, make test, make bench, make demo)
 #   --e2e        guest + what the cloud-image guest build needs, and
@@ -37,6 +39,8 @@ esac
 # Build: compiler, kbuild, userspace libraries shiftctl links.
 pkgs="gcc make libc6-dev pkg-config libmount-dev libcap-dev libblkid-dev
 libsmartcols-dev"
+# make deb: dpkg-buildpackage with debhelper and dh-dkms, then lintian.
+debpkgs="dpkg-dev debhelper dh-dkms lintian"
 # Headers of bookworm's kernels go on the host; the module is built for
 # any other Debian release's kernel in a chroot of that release
 # (images/chroot.sh, made with mmdebstrap), never on the host.
@@ -51,20 +55,20 @@ headers() {
 }
 case $mode in
 userspace) ;;
-deb) pkgs="$pkgs dpkg-dev" ;;
+deb) pkgs="$pkgs $debpkgs" ;;
 module) headers "$@" ;;
 dkms) headers "$@"; pkgs="$pkgs dkms" ;;
-lint) headers "$@"; pkgs="$pkgs sparse shellcheck xz-utils perl" ;;
+lint) headers "$@"; pkgs="$pkgs $debpkgs sparse shellcheck xz-utils perl" ;;
 guest|e2e)
 	headers "$@"
 	# Guest: emulator, initramfs contents (tools the guest tests drive);
 	# make check's lint test (sparse, shellcheck; checkpatch needs perl,
 	# xz-utils);
-	# make test's e2e tier packs the .debs (dpkg-dev); the build
+	# make test's e2e tier installs the .debs (make deb); the build
 	# chroots of trixie's and sid's kernels (mmdebstrap).
 	pkgs="$pkgs qemu-system-x86 busybox-static cpio kmod e2fsprogs xfsprogs
 	      btrfs-progs acl attr libcap2-bin stress-ng util-linux bindfs
-	      sparse shellcheck perl xz-utils zstd dpkg-dev mmdebstrap"
+	      sparse shellcheck perl xz-utils zstd $debpkgs mmdebstrap"
 	;;
 esac
 if [ "$mode" = e2e ]; then

@@ -11,6 +11,7 @@
  * from the namespace.  Unmarking is unmounting the mark; mounts already
  * made from it stay.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <string.h>
 #include <sys/mount.h>

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host test, no root needed: "make install DESTDIR=…" puts every file where
 # admins and LXC expect it, and "make uninstall DESTDIR=…" takes exactly
-# those away again, leaving the directory empty.  Also checks the staged
-# .deb contents when dpkg-deb is around.  Prints TAP and
-# "N passed, N failed".
+# those away again, leaving the directory empty.  Then, when make deb has
+# built the Debian 12 packages (BUILD_DIR/deb/bookworm/), that they carry
+# what "make install PREFIX=/usr" puts there, file for file and mode for
+# mode, and nothing else but their doc/ (copyright, changelog).  Prints
+# TAP and "N passed, N failed[, N skipped]".
 #
 #   tests/install-test.sh TOP BUILD_DIR
 set -u
 top=$1
+build=$2
 . "$(dirname "$0")/lib/tap.sh"
 
 tap_start
@@ -41,5 +44,30 @@ left=$(cd "$dest" && find . -mindepth 1 | head -20)
 tap_check "uninstall leaves DESTDIR empty" "[ -z '$left' ]" ||
 	echo "$left" | sed 's/^/# left: /'
 rm -f "$dest.log"
+
+# FILE-LIST of a tree: "MODE PATH" of each file and link, sorted, the
+# man page uncompressed (dh_compress gzips it), doc/ left out.
+list_tree() {
+	(cd "$1" && find . -mindepth 1 ! -type d -printf '%M %P\n') |
+		sed -e 's|^\([^ ]*\) \(.*/man/.*\)\.gz$|\1 \2|' -e '\| usr/share/doc/|d' | sort
+}
+debs=$(ls "$build"/deb/bookworm/shiftctl_"$version"_*.deb \
+	"$build"/deb/bookworm/shiftfs-dkms_"$version"_all.deb 2>/dev/null)
+if [ "$(echo "$debs" | grep -c '\.deb$')" -ne 2 ]; then
+	tap_skip "the .debs carry what make install PREFIX=/usr puts there" \
+		"no packages of $version in $build/deb/bookworm (make deb)"
+else
+	make -s --no-print-directory -C "$top" install PREFIX=/usr DESTDIR="$dest/inst" > "$dest.log" 2>&1 ||
+		tap_diag_file "$dest.log"
+	for d in $debs; do
+		dpkg-deb -x "$d" "$dest/deb"
+	done
+	left=$(diff <(list_tree "$dest/inst") <(list_tree "$dest/deb"))
+	tap_check "the .debs carry what make install PREFIX=/usr puts there" "[ -z \"\$left\" ] && [ -s '$dest/inst/usr/sbin/shiftctl' ]" ||
+		{ tap_diag "$left"; tap_diag "(< make install, > the .debs; rebuild them with make deb if the tree changed)"; }
+	tap_check "the .debs carry copyright and changelog" \
+		"[ -f '$dest/deb/usr/share/doc/shiftctl/copyright' ] && [ -f '$dest/deb/usr/share/doc/shiftfs-dkms/changelog.gz' ]"
+	rm -f "$dest.log"
+fi
 
 tap_done

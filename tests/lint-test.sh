@@ -8,8 +8,10 @@
 # lint (tests/lint-shell.sh) on a small tree of its own: a planted shellcheck
 # finding, in a .sh file and in a file known by its #! only,
 # an uncommented or stale accept entry, an inline disable and a shellcheck
-# that cannot run must each fail it.  Prints TAP and
-# "N passed, N failed".
+# that cannot run must each fail it.  Then the packages' lintian
+# (images/deb/build-debs.sh, Debian 12 on the host): a copy of the tree
+# with a bogus Maintainer and without debian/copyright must fail it, with
+# no package left behind.  Prints TAP and "N passed, N failed".
 #
 #   tests/lint-test.sh TOP BUILD_DIR KVER
 set -u
@@ -205,6 +207,28 @@ elif grep -q '^shellcheck: FAIL shellcheck exited 3' "$tmp/shnocheck.out"; then
 else
 	tap_diag_file "$tmp/shnocheck.out"
 	tap_not_ok "a shellcheck that cannot run fails the shell lint: not for that reason"
+fi
+
+# ---- the packages' lintian ----------------------------------------------------
+# A git tree of the files git knows (build-debs.sh builds those), with a
+# Maintainer lintian calls bogus and no debian/copyright.
+mkdir -p "$tmp/pkg"
+(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+	tar --null -T - -cf -) | tar -C "$tmp/pkg" -xf -
+sed -i 's/^Maintainer: .*/Maintainer: root <root@localhost>/' "$tmp/pkg/debian/control"
+rm -f "$tmp/pkg/debian/copyright"
+git -C "$tmp/pkg" init -q && git -C "$tmp/pkg" add -A
+if "$top/images/deb/build-debs.sh" bookworm "$tmp/pkg" "$tmp/pkgbuild" > "$tmp/deb.out" 2>&1; then
+	tap_diag_file "$tmp/deb.out"
+	tap_not_ok "a bogus Maintainer and no copyright fail the packages' lintian: it passed"
+elif grep -q 'bogus-mail-host' "$tmp/deb.out" && grep -q 'no-copyright-file' "$tmp/deb.out" &&
+     [ -z "$(ls -A "$tmp/pkgbuild/deb")" ]; then
+	tap_ok "a bogus Maintainer and no copyright fail the packages' lintian, nothing left behind"
+else
+	tap_diag_file "$tmp/deb.out"
+	find "$tmp/pkgbuild/deb" -mindepth 1 -maxdepth 1 | sed 's/^/# left: /'
+	tap_not_ok "a bogus Maintainer and no copyright fail the packages' lintian: not for that reason"
 fi
 
 tap_done

@@ -10,8 +10,10 @@
 # Contents: shiftfs.ko (BUILD_DIR/KVER/shiftfs.ko), shiftctl
 # (BUILD_DIR/shiftctl/shiftctl), lxc-hook/* as committed, the guest
 # scripts (tests/e2e/guest/) and beside them the TAP library they source
-# (tests/lib/tap.sh), the foreign busybox (fetch-foreign.sh), the arm64
-# build image's repository (images/arm64/build-image.sh).
+# (tests/lib/tap.sh), the .debs of the guest's Debian release
+# (BUILD_DIR/deb/RELEASE/, make deb), the foreign busybox
+# (fetch-foreign.sh), the arm64 build image's repository
+# (images/arm64/build-image.sh).
 # What is missing is left out; the guest says so and the scenarios that
 # need it fail with the reason.
 set -eu
@@ -21,6 +23,8 @@ build=$(cd "$2" && pwd)
 out=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$build/cloud/payload-$kver
+# The Debian release of the guest, whose packages (make deb) it installs.
+deb_release=bookworm
 
 rm -rf "$stage"
 mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"
@@ -31,9 +35,9 @@ for f in "$top"/lxc-hook/*; do
 done
 cp "$top"/tests/e2e/guest/* "$top"/tests/lib/tap.sh "$stage/e2e/"
 # The Debian packages (make deb), for the packaging scenario.
-if ls "$build"/deb/*.deb >/dev/null 2>&1; then
+if ls "$build/deb/$deb_release"/*.deb >/dev/null 2>&1; then
 	mkdir -p "$stage/deb"
-	cp "$build"/deb/*.deb "$stage/deb/"
+	cp "$build/deb/$deb_release"/*.deb "$stage/deb/"
 fi
 for a in "$build"/cloud/foreign/*/; do
 	[ -x "$a/busybox" ] || continue

@@ -1,118 +1,102 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the two Debian packages from a staged "make install":
-#   shiftfs-dkms  the module source under /usr/src, built by DKMS
-#   shiftctl      the helper, man page, bash completion, LXC hook, snippet
+# Build the shiftctl and shiftfs-dkms packages from debian/ for one Debian
+# release, the way a Debian maintainer would (dpkg-buildpackage -b), and
+# check them with that release's lintian: an error or warning fails.
 #
-#   images/deb/build-debs.sh TOP BUILD_DIR
+#   images/deb/build-debs.sh RELEASE TOP BUILD_DIR
 #
-# Packed with dpkg-deb from staging trees rather than a debian/ tree at the
-# top, so the repository layout stays as DESIGN.md fixes it.  Versions come
-# from TOP/VERSION.  Output: BUILD_DIR/deb/*.deb
+# bookworm (the host's release) builds on the host with its debhelper,
+# dh-dkms and lintian (images/setup-host.sh --deb); any other release in
+# BUILD_DIR/chroots/RELEASE (images/chroot.sh), into which its own apt
+# installs the build dependencies and lintian.  The build works on a copy
+# of the files git knows, in a scratch directory under BUILD_DIR/deb/:
+# dpkg-buildpackage writes beside the source and debian/ collects build
+# files.  Output: BUILD_DIR/deb/RELEASE/ (the .debs, .buildinfo,
+# .changes); a failed build or lintian leaves neither it nor the scratch.
 set -euo pipefail
-top=$1
-build=$2
 here=$(cd "$(dirname "$0")" && pwd)
-version=$(cat "$top/VERSION")
-arch=$(dpkg --print-architecture)
-out=$build/deb
-stage=$out/stage
+usage="usage: $0 RELEASE TOP BUILD_DIR"
+[ $# -eq 3 ] || { echo "$usage" >&2; exit 2; }
+rel=$1
+case $rel in
+''|*[!a-z]*) echo "build-debs.sh: '$rel' is not a Debian release name (bookworm, trixie)" >&2; exit 2 ;;
+esac
+[ -f "$2/debian/control" ] || { echo "build-debs.sh: no debian/control in '$2'" >&2; exit 2; }
+top=$(cd "$2" && pwd)
+mkdir -p "$3"
+build=$(cd "$3" && pwd)
+host=bookworm
+[ -r /etc/os-release ] && host=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+
+# The last build's packages go first, whatever happens to this one.
+out=$build/deb/$rel
 rm -rf "$out"
-mkdir -p "$stage"
 
-maintainer="shiftfs developers <shiftfs@packages.invalid>"
+# One version: VERSION is what make install and shiftctl --version say,
+# debian/changelog what the packages and dh_dkms say.
+version=$(cat "$top/VERSION")
+deb_version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+if [ "$version" != "$deb_version" ]; then
+	echo "build-debs.sh: VERSION says $version, debian/changelog $deb_version: add a changelog entry (dch -v $version)" >&2
+	exit 1
+fi
 
-# Common files every package carries: copyright and changelog.
-add_doc() {
-	local root=$1 pkg=$2 doc
-	doc=$root/usr/share/doc/$pkg
-	mkdir -p "$doc"
-	install -m 644 "$here/copyright" "$doc/copyright"
-	sed -e "s/@PKG@/$pkg/g" -e "s/@VERSION@/$version/g" \
-	    -e "s/@DATE@/$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$top" log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
-	    "$here/changelog.in" | gzip -9n > "$doc/changelog.gz"
+mkdir -p "$build/deb"
+work=$(mktemp -d "$build/deb/.$rel.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+src=$work/shiftfs-$version
+mkdir "$src"
+(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+	tar --null -T - -cf -) | tar -C "$src" -xf -
+[ -f "$src/debian/rules" ] || {
+	echo "build-debs.sh: '$top' is not a git work tree (the package is built from the files git knows)" >&2
+	exit 1
 }
 
-finish_pkg() {
-	local root=$1 pkg=$2
-	(cd "$root" && find . -path ./DEBIAN -prune -o -type f -print0 |
-		sort -z | xargs -0 md5sum | sed 's| \./| |' > DEBIAN/md5sums)
-	chmod 644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control"
-	find "$root" -type d -exec chmod 755 {} +
-	dpkg-deb --root-owner-group -Zxz --build "$root" "$out/" >/dev/null
-	echo "build-debs.sh: built $(ls "$out"/"${pkg}"_*.deb)"
+# in_release CMD...: CMD where RELEASE lives, as root in the chroot.
+in_release() {
+	if [ "$rel" = "$host" ]; then
+		"$@"
+	else
+		"$here/../chroot.sh" run "$rel" "$build" "$@"
+	fi
 }
+log=$work/build.log
+if [ "$rel" != "$host" ]; then
+	"$here/../chroot.sh" ensure "$rel" "$build"
+	apt="apt-get -y -q -o DPkg::Lock::Timeout=900 --no-install-recommends"
+	# Lists may be stale (a package moved on): update once and retry.
+	if ! in_release sh -c "$apt install lintian && $apt build-dep '$src'" > "$log" 2>&1 &&
+	   ! in_release sh -c "$apt update && $apt install lintian && $apt build-dep '$src'" >> "$log" 2>&1; then
+		sed 's/^/  /' "$log" | tail -n 20 >&2
+		echo "build-debs.sh: could not install the build dependencies and lintian in the $rel chroot" >&2
+		exit 1
+	fi
+fi
 
-# ---- shiftfs-dkms ----
-root=$stage/shiftfs-dkms
-make -s -C "$top" install-dkms-src DESTDIR="$root" >/dev/null
-mkdir -p "$root/DEBIAN"
-add_doc "$root" shiftfs-dkms
-for s in postinst prerm; do
-	sed "s/@VERSION@/$version/g" "$here/shiftfs-dkms.$s" > "$root/DEBIAN/$s"
-	chmod 755 "$root/DEBIAN/$s"
+echo "build-debs.sh: dpkg-buildpackage -b for $rel (shiftfs $version)" >&2
+if ! in_release sh -c 'cd "$1" && dpkg-buildpackage -b -us -uc' sh "$src" >> "$log" 2>&1; then
+	sed 's/^/  /' "$log" | tail -n 30 >&2
+	echo "build-debs.sh: dpkg-buildpackage failed for $rel" >&2
+	exit 1
+fi
+changes=$(cd "$work" && ls ./*.changes)
+echo "== lintian $(in_release lintian --version | sed 's/^Lintian v//') ($rel) on ${changes#./}" >&2
+# As nobody where nobody can read the packages (not below a private
+# directory): lintian warns when run as root.
+chmod 755 "$work"
+nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+in_release "${nobody[@]}" test -r "$work/$changes" 2>/dev/null || nobody=()
+if ! in_release "${nobody[@]}" \
+	sh -c 'cd "$1" && lintian --fail-on error,warning "$2"' sh "$work" "$changes" >&2; then
+	echo "build-debs.sh: lintian ($rel) found errors or warnings (above)" >&2
+	exit 1
+fi
+echo "lintian ($rel): no error, no warning" >&2
+mkdir "$out"
+mv "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes "$out/"
+for f in "$out"/*.deb; do
+	echo "build-debs.sh: built ${f#"$build/"}" >&2
 done
-size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-cat > "$root/DEBIAN/control" <<EOT
-Package: shiftfs-dkms
-Version: $version
-Architecture: all
-Maintainer: $maintainer
-Installed-Size: $size
-Depends: dkms (>= 2.1.0.0)
-Recommends: shiftctl
-Section: kernel
-Priority: optional
-Homepage: https://shiftfs.invalid/
-Description: uid/gid shifting filesystem for containers (DKMS source)
- shiftfs is a stacking filesystem that shows a directory tree with its
- user and group ids shifted, so that an unprivileged container can use a
- root-owned filesystem image without rewriting any inode.
- .
- This package provides the kernel module source, built for each installed
- kernel by DKMS.
-EOT
-finish_pkg "$root" shiftfs-dkms
-
-# ---- shiftctl ----
-root=$stage/shiftctl
-# Built apart, with Debian's hardening flags, as dpkg-buildpackage would.
-(
-	eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)"
-	make -s -C "$top" install-userspace DESTDIR="$root" PREFIX=/usr \
-		BUILD="$out/build" >/dev/null
-)
-gzip -9n "$root/usr/share/man/man8/shiftctl.8"
-# As dh_strip does: no debug info or notes in the shipped binary.
-strip --remove-section=.comment --remove-section=.note --strip-unneeded \
-	"$root/usr/sbin/shiftctl"
-mkdir -p "$root/DEBIAN"
-add_doc "$root" shiftctl
-# Library dependencies from the binary itself, as dh_shlibdeps does.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/debian"
-printf 'Source: shiftfs\n\nPackage: shiftctl\nArchitecture: any\n' > "$tmp/debian/control"
-depends=$(cd "$tmp" && dpkg-shlibdeps -O "$root/usr/sbin/shiftctl" 2>/dev/null |
-	sed -n 's/^shlibs:Depends=//p')
-size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-cat > "$root/DEBIAN/control" <<EOT
-Package: shiftctl
-Version: $version
-Architecture: $arch
-Maintainer: $maintainer
-Installed-Size: $size
-Depends: $depends
-Recommends: shiftfs-dkms
-Suggests: lxc
-Section: admin
-Priority: optional
-Homepage: https://shiftfs.invalid/
-Description: shift-mount root-owned trees and images into containers
- shiftctl derives uid/gid maps from a container's user namespace,
- shift-mounts directories and disk images with shiftfs, and attaches them
- into running containers.  It also ships an LXC hook that shifts a
- container's root filesystem at start.
-EOT
-finish_pkg "$root" shiftctl
-rm -rf "$stage" "$out/build"
