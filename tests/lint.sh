@@ -9,12 +9,16 @@
 # with its gcc and sparse for trixie's and sid's; for 7.x with sid's
 # sparse, images/fetch-sparse.sh, as 0.6.4 cannot parse their headers,
 # and the scripts/checker-valid.sh their kbuild runs before sparse, which
-# Debian's header packages lack, from the kernel's linux-source).  Any warning
-# or error of these that the accept list does not name fails the run; so
-# does a tool that did not run (sparse missing, a kbuild error, checkpatch dying).
+# Debian's header packages lack, from the kernel's linux-source).  With
+# -A, also W=1 on the arm64 kernel of each (images/cross.sh: cross-built
+# in the release's chroot).  Any warning or error of these that the
+# accept list does not name fails the run; so does a tool that did not
+# run (sparse missing, a kbuild error, checkpatch dying).
 #
-#   tests/lint.sh [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
+#   tests/lint.sh [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
 #
+#   -A             also build each kernel's arm64 counterpart with W=1
+#                  (make lint, make module-arm64)
 #   -a ACCEPT      the accept list (default SRC_DIR/lint-accept; format
 #                  and reasons in module/lint-accept)
 #   -c CHECKPATCH  checkpatch.pl to use, for every kernel (default:
@@ -27,7 +31,8 @@
 #                  lint's own test, to stay fast)
 #
 # SRC_DIR is copied to BUILD_DIR/lint/KVER/ and built there; logs in
-# BUILD_DIR/lint/.  The last line is "lint: N findings, N accepted, N failed"; the exit status
+# BUILD_DIR/lint/ (the arm64 builds in BUILD_DIR/lint/KVER-arm64/).  The
+# last line is "lint: N findings, N accepted, N failed"; the exit status
 # is 1 if anything failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,17 +42,19 @@ accept=
 checkpatch=
 sparse=
 objs=()
-while getopts a:c:s:o: opt; do
+arm64=
+while getopts Aa:c:s:o: opt; do
 	case $opt in
+	A) arm64=1 ;;
 	a) accept=$OPTARG ;;
 	c) checkpatch=$OPTARG ;;
 	s) sparse=$OPTARG ;;
 	o) objs+=("$OPTARG") ;;
-	*) echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
 src=$(cd "$1" && pwd)
 mkdir -p "$2"
 build=$(cd "$2" && pwd)/lint
@@ -298,6 +305,17 @@ for k in "$@"; do
 	"$top/images/kbuild.sh" "$k" M="$dir" W=1 C=1 "${check[@]}" "${objs[@]:-modules}" > "$log" 2>&1
 	scan "$k" "$k" "$log" "$dir" $? 1
 
+	[ -n "$arm64" ] || continue
+	# The arm64 kernel of the same release, cross-built with W=1.
+	arel=$("$top/images/cross.sh" -r "$k") || { fail "$k: no arm64 counterpart"; continue; }
+	dir=$build/$k-arm64
+	log=$build/$k-arm64.log
+	echo "== $arel: W=1, cross-built${objs[*]:+ (${objs[*]})}"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -p "$src"/*.c "$src"/*.h "$src"/Kbuild "$dir/"
+	"$top/images/cross.sh" "$k" M="$dir" W=1 "${objs[@]:-modules}" > "$log" 2>&1
+	scan "$k" "$arel" "$log" "$dir" $? ""
 done
 
 echo "lint: $findings findings, $accepted accepted, $failed failed"
