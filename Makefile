@@ -18,13 +18,14 @@
 ##   bench-helpers     the benchmark helpers, in build/tests/bench/
 ##   initramfs         the busybox guest's initramfs for KVER (module, shiftctl, tests)
 ##   module-one        (internal) shiftfs.ko for the release K=RELEASE
+##   module-arm64      shiftfs.ko for the arm64 kernel of each of KVER_SERIES (or KVER), cross-built with W=1, none booted
 ##   initramfs-one     (internal) kernel and initramfs for the release K=RELEASE
 ##   deb               the shiftctl and shiftfs-dkms .debs (debian/, dpkg-buildpackage, lintian) for DEBIAN=12 (default) or 13, in build/deb/RELEASE/
 ## Tests and checks:
 ##   check-unit        the host unit tests only
 ##   check-guest       the guest suite on KVER only; TESTS=PATTERN narrows it
 ##   check-runner      the guest runner's own test (canned logs, a guest that WARNs)
-##   lint              checkpatch, W=1, sparse on the module; shellcheck on every shell file; lintian on the .debs of Debian 12 and 13
+##   lint              checkpatch, W=1, sparse on the module, W=1 on arm64; shellcheck on every shell file; lintian on the .debs of Debian 12 and 13
 ##   demo-fast         the cover letter's scene alone, in the busybox guest (~30 s)
 ##   bench             benchmarks in a guest (not tests), in build/bench/
 ##   kvers             what KVER (and the kernels make check uses) resolve to
@@ -39,7 +40,7 @@
 ##   setup-deb         setup-userspace, debhelper, dh-dkms and lintian
 ##   setup-module      setup-userspace and linux-headers-KVER
 ##   setup-dkms        setup-module and dkms
-##   setup-lint        setup-module, setup-deb's packages, sparse, shellcheck, checkpatch's needs
+##   setup-lint        setup-module, setup-deb's packages, sparse, shellcheck, checkpatch's needs, mmdebstrap
 ## Other:
 ##   clean             remove build/ (kernels, images, everything built)
 ##   help              this list
@@ -96,7 +97,7 @@ GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TES
 		   $(patsubst tests/guest/%.sh,$(BUILD)/tests/guest/%,$(GUEST_TEST_SCRIPTS))
 MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
-.PHONY: all setup setup-userspace setup-deb setup-module setup-dkms setup-lint module shiftctl guest-tests initramfs check check-unit \
+.PHONY: all setup setup-userspace setup-deb setup-module setup-dkms setup-lint module module-arm64 shiftctl guest-tests initramfs check check-unit \
 	check-guest check-runner test demo demo-fast bench install uninstall clean \
 	lint kvers bench-helpers install-userspace install-dkms-src dkms-install deb
 
@@ -152,6 +153,27 @@ $(BUILD)/%/shiftfs.ko: $(MODULE_SRCS)
 		{ echo "make: module/ did not build for $* (see the errors above)" >&2; exit 1; }
 	cp $(BUILD)/$*/module/shiftfs.ko $@
 
+# The module for the arm64 kernel of each kernel in KVERS (same Debian
+# release, ABI and flavour: 7.3.4+deb13-cloud-amd64 -> -cloud-arm64),
+# cross-compiled with W=1 in the chroot of that release, bookworm's too
+# (images/cross.sh: its headers, the gcc-N-aarch64-linux-gnu the kernel
+# was built with); any warning fails it.  Into build/RELEASE/shiftfs.ko.
+# Never booted.
+module-arm64:
+	@$(TOP)/images/setup-host.sh --arm64
+	@for k in $(KVERS); do \
+		a=$$($(TOP)/images/cross.sh -r $$k) || exit 1; \
+		d=$(BUILD)/$$a/module; rm -rf $$d; mkdir -p $$d; \
+		cp -p $(MODULE_SRCS) $$d/; \
+		$(TOP)/images/cross.sh $$k M=$$d W=1 modules > $$d/build.log 2>&1; rc=$$?; \
+		grep -vE '^  (CC|LD|MODPOST|BTF)|^make(\[[0-9]+\])?: (Entering|Leaving)|^Skipping BTF' $$d/build.log; \
+		[ $$rc -eq 0 ] || { echo "make: module/ did not build for $$a (see the errors above)" >&2; exit 1; }; \
+		! grep -qiE '(warning|error):' $$d/build.log || \
+			{ echo "make: W=1 warnings for $$a (above; log $$d/build.log)" >&2; exit 1; }; \
+		cp $$d/shiftfs.ko $(BUILD)/$$a/shiftfs.ko; \
+		echo "module-arm64: $(BUILD)/$$a/shiftfs.ko ($$(file -b $$d/shiftfs.ko | cut -d, -f1,2))"; \
+	done
+
 $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_warn.c tests/selftest/Kbuild
 	@mkdir -p $(BUILD)/$*/selftest
 	@cp -p $^ $(BUILD)/$*/selftest/
@@ -163,9 +185,10 @@ $(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_wa
 # Then shellcheck on every shell file (tests/lint-shell.sh, accept list
 # tests/shellcheck-accept), then the packages of every Debian release in
 # DEB_RELEASES built and checked by that release's lintian (make deb);
-# all run, any failing fails lint.
+# all run, any failing fails lint.  -A: W=1 on each kernel's arm64
+# counterpart too (as make module-arm64).
 lint: setup-lint
-	@rc=0; $(TOP)/tests/lint.sh $(TOP)/module $(BUILD) $(KVERS) || rc=1; \
+	@rc=0; $(TOP)/tests/lint.sh -A $(TOP)/module $(BUILD) $(KVERS) || rc=1; \
 	$(TOP)/tests/lint-shell.sh $(TOP) || rc=1; \
 	for r in $(DEB_RELEASES); do \
 		$(TOP)/images/deb/build-debs.sh $$r $(TOP) $(BUILD) || rc=1; \

@@ -3,7 +3,7 @@
 # Install what building and testing shiftfs needs on a Debian 12 host.
 # A no-op (one dpkg query) when everything is already there.
 #
-#   images/setup-host.sh [--userspace|--deb|--module|--dkms|--lint|--e2e] KVER...
+#   images/setup-host.sh [--userspace|--deb|--module|--dkms|--lint|--arm64|--e2e] KVER...
 #
 # What each asks for (each includes the ones above it in its line):
 #   --userspace  compiler and the libraries shiftctl links (make install)
@@ -12,7 +12,10 @@
 #                packages; Debian 13's come from its chroot)
 #   --module     userspace + linux-headers-KVER (make module)
 #   --dkms       module + dkms (make dkms-install)
-#   --lint       module + deb + sparse, shellcheck (make lint)
+#   --lint       module + deb + sparse, shellcheck, mmdebstrap (make lint:
+#                its arm64 builds are cross-compiled in the build chroots)
+#   --arm64      mmdebstrap (make module-arm64, images/cross.sh: every
+#                arm64 build runs in a chroot, the host gets no cross gcc)
 #   (none)       lint + the guest: QEMU and what the initramfs carries
 #                (make check, make test, make bench, make demo)
 #   --e2e        guest + what the cloud-image guest build needs, and
@@ -26,7 +29,7 @@ set -eu
 
 mode=guest
 case ${1:-} in
---userspace|--deb|--module|--dkms|--lint|--guest|--e2e)
+--userspace|--deb|--module|--dkms|--lint|--arm64|--guest|--e2e)
 	mode=${1#--}
 	shift
 	;;
@@ -58,7 +61,8 @@ userspace) ;;
 deb) pkgs="$pkgs $debpkgs" ;;
 module) headers "$@" ;;
 dkms) headers "$@"; pkgs="$pkgs dkms" ;;
-lint) headers "$@"; pkgs="$pkgs $debpkgs sparse shellcheck xz-utils perl" ;;
+lint) headers "$@"; pkgs="$pkgs $debpkgs sparse shellcheck xz-utils perl mmdebstrap" ;;
+arm64) pkgs="$pkgs mmdebstrap" ;;
 guest|e2e)
 	headers "$@"
 	# Guest: emulator, initramfs contents (tools the guest tests drive);

@@ -6,25 +6,34 @@
 # distinct one once,
 # then W=1 and sparse (C=1) on each kernel, built where it lives
 # (images/kbuild.sh: on the host for bookworm's, in the release's chroot
-# with its gcc and sparse for trixie's and sid's).  Any warning or error of the three that the accept list does
-# not name fails the run; so does a tool that did not run (sparse
-# missing, a kbuild error, checkpatch dying).
+# with its gcc and sparse for trixie's and sid's; for 7.x with sid's
+# sparse, images/fetch-sparse.sh, as 0.6.4 cannot parse their headers,
+# and the scripts/checker-valid.sh their kbuild runs before sparse, which
+# Debian's header packages lack, from the kernel's linux-source).  With
+# -A, also W=1 on the arm64 kernel of each (images/cross.sh: cross-built
+# in the release's chroot).  Any warning or error of these that the
+# accept list does not name fails the run; so does a tool that did not
+# run (sparse missing, a kbuild error, checkpatch dying).
 #
-#   tests/lint.sh [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
+#   tests/lint.sh [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
 #
+#   -A             also build each kernel's arm64 counterpart with W=1
+#                  (make lint, make module-arm64)
 #   -a ACCEPT      the accept list (default SRC_DIR/lint-accept; format
 #                  and reasons in module/lint-accept)
 #   -c CHECKPATCH  checkpatch.pl to use, for every kernel (default:
 #                  images/fetch-checkpatch.sh, per Debian release)
 #   -s SPARSE      the sparse program kbuild runs (CHECK=), copied beside
 #                  the sources so that a chroot build runs it too (the
-#                  lint's own test plants a broken one)
+#                  lint's own test plants a broken one); for 7.x too,
+#                  instead of sid's
 #   -o OBJ.o       build only these objects, not the whole module (the
 #                  lint's own test, to stay fast)
 #
 # SRC_DIR is copied to BUILD_DIR/lint/KVER/ and built there; logs in
-# BUILD_DIR/lint/.  The last line is "lint: N findings, N accepted, N
-# failed"; the exit status is 1 if anything failed.
+# BUILD_DIR/lint/ (the arm64 builds in BUILD_DIR/lint/KVER-arm64/).  The
+# last line is "lint: N findings, N accepted, N failed"; the exit status
+# is 1 if anything failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -33,17 +42,19 @@ accept=
 checkpatch=
 sparse=
 objs=()
-while getopts a:c:s:o: opt; do
+arm64=
+while getopts Aa:c:s:o: opt; do
 	case $opt in
+	A) arm64=1 ;;
 	a) accept=$OPTARG ;;
 	c) checkpatch=$OPTARG ;;
 	s) sparse=$OPTARG ;;
 	o) objs+=("$OPTARG") ;;
-	*) echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: $0 [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
 src=$(cd "$1" && pwd)
 mkdir -p "$2"
 build=$(cd "$2" && pwd)/lint
@@ -182,11 +193,86 @@ fi
 # ---- W=1 and sparse, per kernel ------------------------------------------
 # A kernel of the host's release is built on the host, with its sparse;
 # the others in their release's chroot, which has sparse (images/chroot.sh).
+host_suite=bookworm
+[ -r /etc/os-release ] && host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+
+# checker_valid KVER SUITE: 7.x's kbuild runs scripts/checker-valid.sh
+# before sparse and quietly drops C=1 (a make warning) when it is not
+# there; Debian's linux-kbuild lacks it.  Copy it from the kernel's own
+# linux-source (images/fetch-checkpatch.sh unpacks it) into the kbuild
+# scripts of the release's chroot.  The host's headers are not touched.
+checker_valid() {
+	local k=$1 suite=$2 root='' hdr common x cp_path cv
+	[ "$suite" = "$host_suite" ] || root=$top/build/chroots/$suite
+	if [ -n "$root" ] && ! "$top/images/chroot.sh" ensure "$suite" "$top/build" "$k"; then
+		fail "$k: no headers in the $suite chroot"
+		return 1
+	fi
+	hdr=$root/usr/src/linux-headers-$k
+	common=$(sed -n 's|^include \(/[^ ]*\)$|\1|p' "$hdr/Makefile")
+	grep -q 'scripts/checker-valid\.sh' "$hdr/Makefile" "${common:+$root$common}" 2>/dev/null || return 0
+	[ -f "$hdr/scripts/checker-valid.sh" ] && return 0
+	if [ -z "$root" ]; then
+		fail "$k: its kbuild wants scripts/checker-valid.sh, which $hdr lacks"
+		return 1
+	fi
+	x=$(echo "$k" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	cv=
+	if cp_path=$("$top/images/fetch-checkpatch.sh" "$top/build" "$suite" "$x"); then
+		cv=$(dirname "$cp_path")/checker-valid.sh
+	fi
+	if [ ! -f "$cv" ]; then
+		fail "$k: no scripts/checker-valid.sh in $suite's linux-source-$x"
+		return 1
+	fi
+	install -m 755 "$cv" "$hdr/scripts/checker-valid.sh"
+	echo "  $k: scripts/checker-valid.sh from linux-source-$x put in the $suite chroot's kbuild"
+}
+
+# scan K LABEL LOG DIR RC SPARSE: judge one build's log: the build must
+# have succeeded and compiled a module source, sparse (SPARSE=1) must
+# have checked each one, and every warning or error is a finding.
+scan() {
+	local k=$1 label=$2 log=$3 dir=$4 rc=$5 sp=$6 ncc=0 nck=0 o line short
+	if [ "$rc" -ne 0 ]; then
+		grep -vE '^  (CC|CHECK|LD|MODPOST|LDS)' "$log" | sed 's/^/  /' | tail -n 30
+		fail "$label: make W=1${sp:+ C=1} exited $rc"
+	fi
+	# Since 6.13 kbuild runs in M= and names its files relative to it
+	# (kbuild's generated .mod.c, .module-common.c are not the module's).
+	for o in $(sed -n -e 's|^  CC \[M\]  *'"$dir"'/\(.*\)\.o$|\1|p' \
+		-e 's|^  CC \[M\]  *\([^/]*\)\.o$|\1|p' "$log"); do
+		[ -f "$src/$o.c" ] || continue
+		ncc=$((ncc + 1))
+		[ -n "$sp" ] || continue
+		if awk -v f="$dir/$o.c" -v g="$o.c" '$1 == "CHECK" && ($2 == f || $2 == g) { found = 1 }
+		     END { exit !found }' "$log"; then
+			nck=$((nck + 1))
+		else
+			fail "$label: sparse did not check $o.c"
+		fi
+	done
+	if [ "$ncc" -eq 0 ] && [ "$rc" -eq 0 ]; then
+		fail "$label: the build compiled no module source"
+	fi
+	while IFS= read -r line; do
+		findings=$((findings + 1))
+		short=${line#"$dir"/}
+		if is_accepted_cc "$short"; then
+			accepted=$((accepted + 1))
+			echo "  accepted: $label: $short"
+		else
+			fail "$label: $short"
+		fi
+	done < <(grep -aiE '(warning|error):' "$log")
+}
+
 for k in "$@"; do
 	dir=$build/$k
 	log=$build/$k.log
+	suite=$(here_suite "$k" 2>/dev/null)
 	echo "== $k: W=1 C=1${objs[*]:+ (${objs[*]})}"
-	if [ "$(here_suite "$k" 2>/dev/null)" = bookworm ]; then
+	if [ "$suite" = "$host_suite" ]; then
 		if ! command -v sparse >/dev/null; then
 			fail "sparse is not installed (make setup-lint, or apt-get install sparse)"
 			continue
@@ -199,46 +285,37 @@ for k in "$@"; do
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp -p "$src"/*.c "$src"/*.h "$src"/Kbuild "$dir/"
+	# The sparse: -s, else for 7.x sid's (0.6.4, bookworm's and
+	# trixie's, stops at their headers), else the release's own.
+	sp=$sparse
+	case $k in
+	[7-9].*|[1-9][0-9]*.*)
+		if [ -z "$sp" ] && ! sp=$("$top/images/fetch-sparse.sh" "$top/build"); then
+			fail "$k: could not fetch sid's sparse (images/fetch-sparse.sh)"
+			continue
+		fi
+		;;
+	esac
 	check=()
-	if [ -n "$sparse" ]; then
-		cp "$sparse" "$dir/.lint-sparse"
+	if [ -n "$sp" ]; then
+		cp "$sp" "$dir/.lint-sparse"
 		check=(CHECK="$dir/.lint-sparse")
 	fi
+	checker_valid "$k" "$suite" || continue
 	"$top/images/kbuild.sh" "$k" M="$dir" W=1 C=1 "${check[@]}" "${objs[@]:-modules}" > "$log" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		grep -vE '^  (CC|CHECK|LD|MODPOST|LDS)' "$log" | sed 's/^/  /' | tail -n 30
-		fail "$k: make W=1 C=1 exited $rc"
-	fi
-	# sparse must have looked at every module source the compiler
-	# built (kbuild's generated .mod.c, .module-common.c are not).
-	ncc=0
-	nck=0
-	# Since 6.13 kbuild runs in M= and names its files relative to it.
-	for o in $(sed -n -e 's|^  CC \[M\]  *'"$dir"'/\(.*\)\.o$|\1|p' \
-		-e 's|^  CC \[M\]  *\([^/]*\)\.o$|\1|p' "$log"); do
-		[ -f "$src/$o.c" ] || continue
-		ncc=$((ncc + 1))
-		if awk -v f="$dir/$o.c" -v g="$o.c" '$1 == "CHECK" && ($2 == f || $2 == g) { found = 1 }
-		     END { exit !found }' "$log"; then
-			nck=$((nck + 1))
-		else
-			fail "$k: sparse did not check $o.c"
-		fi
-	done
-	if [ "$ncc" -eq 0 ] && [ $rc -eq 0 ]; then
-		fail "$k: the build compiled no module source"
-	fi
-	while IFS= read -r line; do
-		findings=$((findings + 1))
-		short=${line#"$dir"/}
-		if is_accepted_cc "$short"; then
-			accepted=$((accepted + 1))
-			echo "  accepted: $k: $short"
-		else
-			fail "$k: $short"
-		fi
-	done < <(grep -aiE '(warning|error):' "$log")
+	scan "$k" "$k" "$log" "$dir" $? 1
+
+	[ -n "$arm64" ] || continue
+	# The arm64 kernel of the same release, cross-built with W=1.
+	arel=$("$top/images/cross.sh" -r "$k") || { fail "$k: no arm64 counterpart"; continue; }
+	dir=$build/$k-arm64
+	log=$build/$k-arm64.log
+	echo "== $arel: W=1, cross-built${objs[*]:+ (${objs[*]})}"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -p "$src"/*.c "$src"/*.h "$src"/Kbuild "$dir/"
+	"$top/images/cross.sh" "$k" M="$dir" W=1 "${objs[@]:-modules}" > "$log" 2>&1
+	scan "$k" "$arel" "$log" "$dir" $? ""
 done
 
 echo "lint: $findings findings, $accepted accepted, $failed failed"

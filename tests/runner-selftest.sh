@@ -31,9 +31,11 @@ printf '[    1.0] Linux version 6.1\n[    2.0] shiftfs-init: running x\n' > "$tm
 "$here/scan-kernel-log.sh" "$tmp/clean" >/dev/null
 check $? "scan accepts a clean log"
 
-# One report of each class the scan looks for.
+# One report of each class the scan looks for (a WARN in the format of
+# 6.x, then of 7.x: file:line at function, then the CPU).
 for report in \
 	'WARNING: CPU: 1 PID: 77 at fs/shiftfs/inode.c:12 shiftfs_x+0x1/0x2' \
+	'WARNING: inode.c:12 at shiftfs_x+0x10/0xff0 [shiftfs], CPU#0: insmod/120' \
 	'BUG: kernel NULL pointer dereference, address: 0000000000000008' \
 	'refcount_t: underflow; use-after-free.' \
 	'WARNING: possible circular locking dependency detected' \

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Scan a guest console/kernel log for reports that mean the kernel went
 # wrong, whatever the tests said: WARN, BUG, Oops, lockdep, refcount,
-# list corruption, hung tasks, UBSAN, panics.
+# list corruption, hung tasks, UBSAN, panics.  A WARN reads "WARNING:
+# CPU: N PID: N at FILE:LINE FUNC+0x..." up to 6.x and "WARNING: FILE:LINE
+# at FUNC+0x... [MODULE], CPU#N: COMM/PID" since 7.x.
 #
 #   tests/scan-kernel-log.sh LOG
 #
@@ -11,7 +13,7 @@ set -eu
 log=$1
 [ -r "$log" ] || { echo "scan-kernel-log.sh: cannot read $log" >&2; exit 2; }
 
-pattern='WARNING: CPU:|------------\[ cut here \]------------|BUG: |kernel BUG at|Oops:|general protection fault|Kernel panic|refcount_t: |possible circular locking|possible recursive locking|INFO: lockdep|inconsistent lock state|lockdep: |list_add corruption|list_del corruption|UBSAN: |blocked for more than [0-9]+ seconds|Unable to handle kernel|stack-protector|VFS: Busy inodes after unmount|kmemleak: [0-9]+ new suspected|Leaked (POSIX|FLOCK|LEASE) lock'
+pattern='WARNING: CPU:|WARNING: [^ ]+:[0-9]+ at [^ ]+\+0x|------------\[ cut here \]------------|BUG: |kernel BUG at|Oops:|general protection fault|Kernel panic|refcount_t: |possible circular locking|possible recursive locking|INFO: lockdep|inconsistent lock state|lockdep: |list_add corruption|list_del corruption|UBSAN: |blocked for more than [0-9]+ seconds|Unable to handle kernel|stack-protector|VFS: Busy inodes after unmount|kmemleak: [0-9]+ new suspected|Leaked (POSIX|FLOCK|LEASE) lock'
 
 # Only kernel-side lines count: test programs echo their own names and
 # messages on another port, but guard against a stray TAP line anyway.
