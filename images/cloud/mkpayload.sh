@@ -10,8 +10,8 @@
 # Contents: shiftfs.ko (BUILD_DIR/KVER/shiftfs.ko), shiftctl
 # (BUILD_DIR/shiftctl/shiftctl), lxc-hook/* as committed, the guest
 # scripts (tests/e2e/guest/) and beside them the TAP library they source
-# (tests/lib/tap.sh), the foreign busybox (fetch-foreign.sh), the arm64
-# build image's repository (images/arm64/build-image.sh).
+# (tests/lib/tap.sh), the .debs of make deb ($debdir below), the foreign
+# busybox (fetch-foreign.sh), the arm64 build image's repository (images/arm64/build-image.sh).
 # What is missing is left out; the guest says so and the scenarios that
 # need it fail with the reason.
 set -eu
@@ -30,10 +30,13 @@ for f in "$top"/lxc-hook/*; do
 	[ -f "$f" ] && cp "$f" "$stage/lxc-hook/"
 done
 cp "$top"/tests/e2e/guest/* "$top"/tests/lib/tap.sh "$stage/e2e/"
-# The Debian packages (make deb), for the packaging scenario.
-if ls "$build"/deb/*.deb >/dev/null 2>&1; then
+# The Debian packages (make deb), for the packaging scenario (s5): the
+# one place that picks them.  (make deb builds them on the host, Debian
+# 12; the guest of either release installs these.)
+debdir=$build/deb
+if ls "$debdir"/*.deb >/dev/null 2>&1; then
 	mkdir -p "$stage/deb"
-	cp "$build"/deb/*.deb "$stage/deb/"
+	cp "$debdir"/*.deb "$stage/deb/"
 fi
 for a in "$build"/cloud/foreign/*/; do
 	[ -x "$a/busybox" ] || continue
@@ -47,6 +50,7 @@ for r in "$build"/arm64/image-*/repo; do
 done
 {
 	echo "kernel=$kver"
+	echo "debs=$debdir"
 	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > "$stage/info"
