@@ -50,20 +50,23 @@ cat /run/shiftfs-e2e/install.tap > "$TAP" 2>/dev/null
 # cloud-init validates the image's configuration and the seed's user-data
 # against its schema and, if either is invalid, says so in its log and
 # carries on: the run must fail instead (tests/cloud-init-schema.sh
-# checks the same files on the host).  cloud-init's log must be there:
-# without it the check proves nothing.
+# checks the seed on the host).  22.4 (Debian 12) says "Invalid
+# cloud-config provided", 25.1 (Debian 13) "cloud-config failed schema
+# validation".  cloud-init's log must be there: without it the check
+# proves nothing.
 out "# program: s0-boot"
 {
 	echo "TAP version 13"
 	echo "1..1"
 	name="cloud-init found its configuration and the seed's valid"
 	cilog=/var/log/cloud-init.log
+	invalid='Invalid cloud-config provided|cloud-config failed schema validation'
 	if [ ! -s $cilog ]; then
 		echo "not ok 1 $name"
 		echo "# $cilog is missing or empty"
-	elif grep -aq 'Invalid cloud-config provided' $cilog /var/log/cloud-init-output.log 2>/dev/null; then
+	elif grep -aqE "$invalid" $cilog /var/log/cloud-init-output.log 2>/dev/null; then
 		echo "not ok 1 $name"
-		grep -ah -A 4 'Invalid cloud-config provided' $cilog /var/log/cloud-init-output.log 2>/dev/null |
+		grep -ahE -A 4 "$invalid" $cilog /var/log/cloud-init-output.log 2>/dev/null |
 			head -n 12 | sed 's/^/#   /'
 	else
 		echo "ok 1 $name"
