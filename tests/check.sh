@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The fast tier ("make check"): host unit tests, the install, make,
 # cloud-init schema and lint tests, the guest runner's own test, then the
-# guest suite on each kernel (and with -e, make test, the e2e tier).  Each part ends with an "N passed, N failed" line; this adds
-# them up and ends with its own.
+# guest suite on each kernel (and with -e, for make test, the e2e tier).
+# Each part ends with an "N passed, N failed" line; this adds them up and
+# ends with its own.
 #
 #   tests/check.sh [-e "DEBIAN[:SCENARIOS]..."] "KVER..." BUILD_DIR [PATTERN]
 #
