@@ -1,12 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The fast tier ("make check"): host unit tests, the install, make and lint
-# tests, the guest runner's own test, then the guest suite on each
-# kernel.  Each part ends with an "N passed, N failed" line; this adds
-# them up and ends with its own.
+# The fast tier ("make check"): host unit tests, the install, make,
+# cloud-init schema and lint tests, the guest runner's own test, then the
+# guest suite on each kernel (and with -e, for make test, the e2e tier).
+# Each part ends with an "N passed, N failed" line; this adds them up and
+# ends with its own.
 #
-#   tests/check.sh "KVER..." BUILD_DIR [PATTERN]
+#   tests/check.sh [-e "DEBIAN[:SCENARIOS]..."] "KVER..." BUILD_DIR [PATTERN]
+#
+# -e (make test): after the guest suites, the end-to-end tier once per
+# entry, "13" (every scenario on Debian 13) or "12:s1,s4" (those on
+# Debian 12), with make e2e-one; its summary line is "e2e Debian N".
 set -u
+e2e_runs=
+if [ "${1:-}" = -e ]; then
+	e2e_runs=$2
+	shift 2
+fi
+[ $# -ge 2 ] || { echo "usage: $0 [-e \"DEBIAN[:SCENARIOS]...\"] \"KVER...\" BUILD_DIR [PATTERN]" >&2; exit 2; }
 kvers=$1
 build=$2
 pattern=${3:-}
@@ -56,6 +67,9 @@ if [ -z "$pattern" ]; then
 	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
 	run_part "install (host)" "$top/tests/install-test.sh" "$top" "$build"
 	run_part "make (host)" "$top/tests/make-test.sh" "$top" "$build"
+	# The cloud-config the project ships, against cloud-init's schema
+	# (cloud-init in the trixie build chroot, not on the host).
+	run_part "cloud-init schema (host, trixie chroot)" "$top/tests/cloud-init-schema.sh" "$top" "$build"
 	# make lint's own test, on the first kernel only (one file built).
 	lint_kver=$(echo "$kvers" | awk '{ print $1 }')
 	run_part "lint (host, $lint_kver)" "$top/tests/lint-test.sh" "$top" "$build" "$lint_kver"
@@ -78,6 +92,13 @@ for k in $kvers; do
 	fi
 	first=0
 	run_part "guest $k" "$top/tests/run-guest.sh" ${pattern:+-t "$pattern"} "$k" "$build"
+done
+for r in $e2e_runs; do
+	deb=${r%%:*}
+	list=
+	case $r in *:*) list=${r#*:} ;; esac
+	run_part "e2e Debian $deb${list:+ ($list)}" \
+		make -s --no-print-directory -C "$top" e2e-one DEBIAN="$deb" E2E_TESTS="$list"
 done
 end=$(date +%s)
 

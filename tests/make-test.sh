@@ -84,4 +84,31 @@ for how in "command line" environment; do
 	rm -rf "$tmp/b"
 done
 
+# make e2e DEBIAN=12|13: another Debian release, or a KVER of the other
+# release than DEBIAN's, is refused with an error saying what to run,
+# before anything is built (no apt asked either: kver.sh -s).
+e2e_refused() {
+	local name=$1 want=$2
+	shift 2
+	make -C "$top" e2e "$@" BUILD="$tmp/b" > "$tmp/e2e.out" 2>&1
+	local rc=$?
+	if [ $rc -eq 0 ]; then
+		tap_not_ok "make e2e $*: refused"
+		tap_diag "it exited 0:"
+		tap_diag_file "$tmp/e2e.out"
+	elif ! grep -qF "$want" "$tmp/e2e.out"; then
+		tap_not_ok "make e2e $*: refused, saying '$want'"
+		tap_diag_file "$tmp/e2e.out"
+	elif [ -e "$tmp/b" ]; then
+		tap_not_ok "make e2e $*: refused before anything is built"
+		tap_diag "$tmp/b was made"
+	else
+		tap_ok "make e2e $*: $name, refused before anything is built"
+	fi
+	rm -rf "$tmp/b"
+}
+e2e_refused "no such release" "DEBIAN=11: the e2e tier boots Debian 12 (bookworm) or 13 (trixie)" DEBIAN=11
+e2e_refused "bookworm's kernel on Debian 13" "KVER=6.1 is a kernel of bookworm, not of Debian 13 (trixie): make e2e DEBIAN=12 KVER=6.1" KVER=6.1
+e2e_refused "trixie's kernel on Debian 12" "KVER=7.3 is a kernel of trixie, not of Debian 12 (bookworm): make e2e DEBIAN=13 KVER=7.3" DEBIAN=12 KVER=7.3
+
 tap_done

@@ -1,6 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Build (or reuse) the base Debian 12 cloud image the e2e tests boot.
+# Build (or reuse) the base Debian cloud image the e2e tests boot: the
+# Debian release that ships KVER (images/kver.sh -s), with its own systemd,
+# LXC and cloud-init: bookworm (Debian 12: LXC 5.0, cloud-init 22.4) for
+# 6.1 and 6.12+deb12, trixie (Debian 13: LXC 6.0, cloud-init 25.1) for
+# 6.12+deb13 and trixie-backports' 7.3.
 #
 #   images/cloud/build-image.sh KVER BUILD_DIR
 #
@@ -11,62 +15,80 @@
 #   DIR/info         what went in, and how long it took (and the build logs)
 #
 # The base holds only what comes from Debian's packages (packages beside
-# this script) and this script's own configuration; it is cached under
-# BUILD_DIR/cloud/base-KVER-KEY, KEY being a hash of the package list, this
-# script and the kernel release, and rebuilt only when one of them
+# this script, and packages.RELEASE if a release needs other names) and
+# this script's own configuration; it is cached under
+# BUILD_DIR/cloud/base-KVER-KEY, KEY being a hash of the package lists,
+# this script and the kernel release, and rebuilt only when one of them
 # changes.  The project's own files (shiftfs.ko, shiftctl, the LXC hook,
 # the test scripts) are never baked in: they reach the guest on a second
 # disk (images/cloud/mkpayload.sh), so that a code change costs no rebuild.
 #
-# Packages come from the mirrors the host's apt uses (mirrors.sh); .debs
-# are kept in BUILD_DIR/cloud/debs so that a rebuild downloads little.
+# Packages come from the mirrors the host's apt uses, mapped to the
+# release (mirrors.sh); .debs are kept per release in
+# BUILD_DIR/cloud/debs-RELEASE so that a rebuild downloads little.
 set -eu
-
-kver=$1
-build=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-suite=bookworm
 
 say() { echo "build-image: $*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
+
+[ $# -eq 2 ] || { echo "usage: $0 KVER BUILD_DIR" >&2; exit 2; }
+kver=$1
+build=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+# The Debian release whose image boots KVER (trixie-backports' kernels
+# boot in trixie's).
+suite=$("$here/../kver.sh" -b "$build" -s "$kver") ||
+	die "no Debian release ships kernel '$kver' (images/kver.sh -s)"
+case $suite in
+bookworm|trixie) ;;
+*) die "no e2e cloud image for $suite's kernel $kver (bookworm and trixie only)" ;;
+esac
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot)"
 for t in debootstrap mke2fs qemu-img; do
 	command -v $t >/dev/null || die "$t is missing (images/setup-host.sh --e2e)"
 done
 
-key=$( { echo "$kver"; cat "$here/packages" "$here/build-image.sh"; } |
+# A release's own package names, if it needs others: packages.RELEASE.
+extra=/dev/null
+[ -f "$here/packages.$suite" ] && extra=$here/packages.$suite
+key=$( { echo "$kver $suite"; cat "$here/packages" "$extra" "$here/build-image.sh"; } |
 	sha256sum | cut -c1-12)
 cache=$build/cloud
 out=$cache/base-$kver-$key
 . "$here/../cache.sh"
 cache_reuse "$cache" "$out" "base image"
 
-mirror=$("$here/mirrors.sh" $suite) ||
+mirror=$("$here/mirrors.sh" "$suite") ||
 	die "no $suite mirror found in the host's apt sources"
-secmirror=$("$here/mirrors.sh" $suite-security || true)
-updmirror=$("$here/mirrors.sh" $suite-updates || true)
+secmirror=$("$here/mirrors.sh" "$suite-security" || true)
+updmirror=$("$here/mirrors.sh" "$suite-updates" || true)
+# (backports: trixie-backports' kernels; apt takes nothing else from it
+# unless it is the only suite with the package)
+bpomirror=$("$here/mirrors.sh" "$suite-backports" || true)
 
-# Package lists from the file: step 1, then step 2 (after "#--- step 2").
+# Package lists from the files: step 1, then step 2 (after "#--- step 2").
 pkglist() {
 	awk -v want="$1" '
+		FNR == 1 { step = 1 }
 		/^#--- step 2/ { step = 2; next }
 		/^[ \t]*(#|$)/ { next }
-		{ if ((step == 2) == (want == 2)) print $1 }' "$here/packages"
+		{ if ((step == 2) == (want == 2)) print $1 }' "$here/packages" "$extra"
 }
 
 work=$cache/work-$kver
 rm -rf "$work" "$out"
-mkdir -p "$work" "$cache/debs"
+debs=$cache/debs-$suite
+mkdir -p "$work" "$debs"
 root=$work/root
 t0=$(date +%s)
 
 # ---- 1: minbase debootstrap --------------------------------------------
 say "debootstrap $suite (minbase) into $root ..."
 # debootstrap refuses a cache dir holding partial downloads
-rm -f "$cache/debs/"*.FAILED "$cache/debs/partial/"* 2>/dev/null || true
+rm -f "$debs/"*.FAILED "$debs/partial/"* 2>/dev/null || true
 if ! eatmydata debootstrap --variant=minbase --include=eatmydata \
-	--cache-dir="$cache/debs" $suite "$root" "$mirror" \
+	--cache-dir="$debs" "$suite" "$root" "$mirror" \
 	> "$work/debootstrap.log" 2>&1; then
 	tail -n 30 "$work/debootstrap.log" >&2
 	die "debootstrap failed (log: $work/debootstrap.log)"
@@ -79,6 +101,7 @@ say "debootstrap done in $((t1 - t0))s"
 	echo "deb $mirror $suite main"
 	[ -n "$updmirror" ] && echo "deb $updmirror $suite-updates main"
 	[ -n "$secmirror" ] && echo "deb $secmirror $suite-security main"
+	[ -n "$bpomirror" ] && echo "deb $bpomirror $suite-backports main"
 } > "$root/etc/apt/sources.list"
 # No daemon starts in the chroot; dpkg needs no fsync for a throw-away tree.
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
@@ -127,7 +150,7 @@ if ! unshare --mount --propagation private sh -eu -c '
 	mount -t tmpfs tmpfs "$root/run"
 	mount --bind "$debs" "$root/var/cache/apt/archives"
 	chroot "$root" /tmp/install.sh
-' sh "$root" "$cache/debs" > "$work/apt.log" 2>&1; then
+' sh "$root" "$debs" > "$work/apt.log" 2>&1; then
 	tail -n 40 "$work/apt.log" >&2
 	die "package installation failed (log: $work/apt.log)"
 fi
@@ -149,14 +172,16 @@ echo 'root:100000:65536' > "$root/etc/subuid"
 echo 'root:100000:65536' > "$root/etc/subgid"
 # cloud-init: only the NoCloud seed, no network to configure, and only
 # the modules a test guest uses (each costs seconds of Python under TCG):
-# bootcmd, write_files, runcmd and the user scripts.
+# bootcmd, write_files, runcmd and the user scripts.  (No "users: []":
+# cloud-init 22.4's schema rejects it, and every boot then logged
+# "Invalid cloud-config provided"; with no users module nothing makes
+# a user anyway.)  tests/cloud-init-schema.sh checks this file too.
 cat > "$root/etc/cloud/cloud.cfg.d/90-shiftfs-e2e.cfg" <<'EOF'
 datasource_list: [ NoCloud, None ]
 network: {config: disabled}
-users: []
-cloud_init_modules: [ bootcmd, write-files, set_hostname ]
+cloud_init_modules: [ bootcmd, write_files, set_hostname ]
 cloud_config_modules: [ runcmd ]
-cloud_final_modules: [ scripts-per-once, scripts-per-boot, scripts-per-instance, scripts-user ]
+cloud_final_modules: [ scripts_per_once, scripts_per_boot, scripts_per_instance, scripts_user ]
 EOF
 # No datasource detection at boot (ds-identify is a long shell script):
 # the list above names the one datasource.

@@ -23,8 +23,6 @@ build=$(cd "$2" && pwd)
 out=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$build/cloud/payload-$kver
-# The Debian release of the guest, whose packages (make deb) it installs.
-deb_release=bookworm
 
 rm -rf "$stage"
 mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"
@@ -34,10 +32,14 @@ for f in "$top"/lxc-hook/*; do
 	[ -f "$f" ] && cp "$f" "$stage/lxc-hook/"
 done
 cp "$top"/tests/e2e/guest/* "$top"/tests/lib/tap.sh "$stage/e2e/"
-# The Debian packages (make deb), for the packaging scenario.
-if ls "$build/deb/$deb_release"/*.deb >/dev/null 2>&1; then
+# The Debian packages (make deb), for the packaging scenario (s5): the
+# one place that picks them: those built in the guest's own Debian
+# release (make deb DEBIAN=12|13, which make e2e-one runs for it).
+deb_release=$("$top/images/kver.sh" -b "$build" -s "$kver")
+debdir=$build/deb/$deb_release
+if ls "$debdir"/*.deb >/dev/null 2>&1; then
 	mkdir -p "$stage/deb"
-	cp "$build/deb/$deb_release"/*.deb "$stage/deb/"
+	cp "$debdir"/*.deb "$stage/deb/"
 fi
 for a in "$build"/cloud/foreign/*/; do
 	[ -x "$a/busybox" ] || continue
@@ -51,6 +53,7 @@ for r in "$build"/arm64/image-*/repo; do
 done
 {
 	echo "kernel=$kver"
+	echo "debs=$debdir"
 	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > "$stage/info"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# End-to-end tests: boot the Debian 12 cloud image (images/cloud/) in
+# End-to-end tests: boot the Debian cloud image of KVER's release
+# (images/cloud/: Debian 12 for bookworm's kernels, 13 for trixie's) in
 # QEMU, let cloud-init run the scenarios (tests/e2e/guest/), read their TAP
 # from the guest's second serial port, and judge the run.
 #
@@ -53,6 +54,12 @@ top=$(cd "$here/../.." && pwd)
 cloud=$top/images/cloud
 run=$build/cloud/run-$kver
 logs=$run/logs
+# The Debian release the guest runs (that of its kernel).
+case $("$top/images/kver.sh" -b "$build" -s "$kver" 2>/dev/null) in
+bookworm) debian="Debian 12" ;;
+trixie) debian="Debian 13" ;;
+*) debian="Debian (no image for $kver's release)" ;;
+esac
 
 note() { echo "run-e2e: $*"; }
 t_all=$(date +%s)
@@ -86,7 +93,7 @@ image() {
 	printf -v "$var" '%s' "$dir"
 }
 
-image base "base image" "the Debian 12 cloud image (debootstrap, cached after the first build)" \
+image base "base image ($debian)" "the $debian cloud image (debootstrap, cached after the first build)" \
 	"$cloud/build-image.sh" "$kver" "$build"
 if [ -z "$base" ]; then
 	note "the base image could not be built"
@@ -147,7 +154,7 @@ if [ -n "${E2E_LXC_CYCLES:-}" ]; then
 	append="$append shiftfs.e2e.timeout=$((600 + 15 * E2E_LXC_CYCLES))"
 fi
 
-note "booting the cloud image ($kver, $accel), logs in $logs/"
+note "booting the $debian cloud image ($kver, $accel), logs in $logs/"
 t3=$(date +%s)
 timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m 2048 -smp 2 \
 	-nodefaults -display none -no-reboot \

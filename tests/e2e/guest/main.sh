@@ -46,6 +46,34 @@ timeout 300 "$PAYLOAD/e2e/install.sh" ||
 	out "# install.sh failed or did not finish in 300s"
 cat /run/shiftfs-e2e/install.tap > "$TAP" 2>/dev/null
 
+# ---- the boot (s0-boot, always) ----------------------------------------------
+# cloud-init validates the image's configuration and the seed's user-data
+# against its schema and, if either is invalid, says so in its log and
+# carries on: the run must fail instead (tests/cloud-init-schema.sh
+# checks the seed on the host).  22.4 (Debian 12) says "Invalid
+# cloud-config provided", 25.1 (Debian 13) "cloud-config failed schema
+# validation".  cloud-init's log must be there: without it the check
+# proves nothing.
+out "# program: s0-boot"
+{
+	echo "TAP version 13"
+	echo "1..1"
+	name="cloud-init found its configuration and the seed's valid"
+	cilog=/var/log/cloud-init.log
+	invalid='Invalid cloud-config provided|cloud-config failed schema validation'
+	if [ ! -s $cilog ]; then
+		echo "not ok 1 $name"
+		echo "# $cilog is missing or empty"
+	elif grep -aqE "$invalid" $cilog /var/log/cloud-init-output.log 2>/dev/null; then
+		echo "not ok 1 $name"
+		grep -ahE -A 4 "$invalid" $cilog /var/log/cloud-init-output.log 2>/dev/null |
+			head -n 12 | sed 's/^/#   /'
+	else
+		echo "ok 1 $name"
+	fi
+} > "$TAP"
+out "# exit: s0-boot 0"
+
 # ---- the scenarios ---------------------------------------------------------
 if [ -n "$TESTS" ]; then
 	list=

@@ -89,7 +89,12 @@ say "A container whose hook is broken (wrong path) fails, and says why"
 lxc_config c1-broken /var/lib/lxc/c1-broken/rootfs \
 	"lxc.hook.pre-start = /usr/local/libexec/no-such-dir/shiftfs-hook $disk"
 t0=$(date +%s)
-timeout 150 lxc-start -n c1-broken -d > /run/shiftfs-e2e/c1-broken.start 2>&1
+# In the foreground (-F, no stdin): LXC 6.0 (Debian 13) logs no ERROR for
+# a failing hook when the start is daemonized (-d: lxc-start only says
+# the container failed to start), LXC 5.0 (Debian 12) does either way.
+# A refused start exits non-zero promptly with the errors on stderr and
+# in the log; 0 or 124 (timed out, running) would mean it ran.
+timeout 150 lxc-start -F -n c1-broken < /dev/null > /run/shiftfs-e2e/c1-broken.start 2>&1
 rc=$?
 t1=$(date +%s)
 state=$(lxc-info -n c1-broken -sH 2>/dev/null)
