@@ -14,10 +14,11 @@
 ##   e2e               the end-to-end scenarios; E2E_TESTS=s1,s3 runs only those
 ##   e2e-demo          the narrated demo (scenarios 4, 1, 8)
 ##   cloud-image       build (or reuse) the cached base image for KVER
+##   e2e-dkms-upgrade  Debian 13: .debs on 6.12, upgrade to 7.3, DKMS rebuilds, reboot, container (~30 min TCG)
 
 E2E_TESTS ?=
 
-.PHONY: cloud-image e2e e2e-demo
+.PHONY: cloud-image e2e e2e-demo e2e-dkms-upgrade
 
 cloud-image:
 	@$(TOP)/images/setup-host.sh --e2e $(KVER)
@@ -28,3 +29,10 @@ e2e: module shiftctl deb
 
 e2e-demo: module shiftctl
 	@$(TOP)/tests/e2e/demo.sh $(KVER) $(BUILD)
+
+# The DKMS kernel-upgrade scene (Debian 13, trixie's 6.12 to the 7.3
+# backport); not part of make test: it takes two slow boots.  Its kernels
+# come from images/kver.sh, not KVER; the Debian 13 .debs from
+# $(BUILD)/deb/trixie, else those of make deb.
+e2e-dkms-upgrade: deb
+	@$(TOP)/tests/e2e/dkms-upgrade.sh $(BUILD)
