@@ -57,6 +57,9 @@ for t in qemu-system-x86_64 qemu-img debugfs mke2fs cloud-localds; do
 	command -v $t >/dev/null || die "$t is missing (images/setup-host.sh --e2e)"
 done
 mkdir -p "$logs" || exit 1
+# One run at a time: the logs and the downloads are shared.
+exec 9> "$out/lock"
+flock -n 9 || die "another dkms-upgrade.sh is running on $build"
 rm -f "$logs"/*
 exec > >(tee "$out/dkms-upgrade.log") 2>&1
 
@@ -155,7 +158,7 @@ boot() {
 		-serial "file:$logs/boot$n-console.log" -serial "file:$logs/boot$n-tap.log" \
 		</dev/null >"$logs/boot$n-qemu.log" 2>&1 &
 	local qpid=$!
-	tail -n +1 -f --pid=$qpid "$logs/boot$n-tap.log" 2>/dev/null | tr -d '\r'
+	tail -n +1 -f --pid=$qpid "$logs/boot$n-tap.log" 2>/dev/null | sed -u 's/\r$//'
 	wait $qpid
 	rc=$?
 	note "boot $n: $(( $(date +%s) - t0 ))s (qemu exit $rc)"
