@@ -17,6 +17,7 @@
 ##   e2e-one           (internal) the scenarios on DEBIAN (a KVER of another release is ignored: make test)
 ##   e2e-demo          the narrated demo (scenarios 4, 1, 8), on KVER's release (6.1: Debian 12)
 ##   cloud-image       build (or reuse) the cached base image for DEBIAN (and KVER)
+##   e2e-dkms-upgrade  Debian 13: the .debs on 6.12, upgrade to 7.3, DKMS rebuilds, reboot, container (~15-30 min TCG)
 
 E2E_TESTS ?=
 DEBIAN ?= 13
@@ -37,7 +38,7 @@ E2E_SHORT_12 ?= s1,s2,s3,s4,s5
 # What make test runs after the fast tier: "DEBIAN[:SCENARIOS]" each.
 E2E_RUNS ?= 13 12:$(E2E_SHORT_12)
 
-.PHONY: cloud-image e2e e2e-one e2e-demo
+.PHONY: cloud-image e2e e2e-one e2e-demo e2e-dkms-upgrade
 
 # e2e_release: DEBIAN's codename, or a clear error.
 e2e_release = $(or $(E2E_RELEASE_$(DEBIAN)),$(error DEBIAN=$(DEBIAN): the e2e tier boots Debian 12 (bookworm) or 13 (trixie); make e2e DEBIAN=12|13))
@@ -67,3 +68,11 @@ e2e-one: shiftctl deb
 
 e2e-demo: module shiftctl
 	@$(TOP)/tests/e2e/demo.sh $(KVER) $(BUILD)
+
+# The DKMS kernel-upgrade scene (Debian 13, trixie's 6.12 to the 7.3
+# backport); not part of make test: it takes two slow boots.  Its kernels
+# come from images/kver.sh, not KVER; the Debian 13 .debs from
+# $(BUILD)/deb/trixie (make deb DEBIAN=13).
+e2e-dkms-upgrade: setup-deb
+	@$(MAKE) --no-print-directory deb DEBIAN=13
+	@$(TOP)/tests/e2e/dkms-upgrade.sh $(BUILD)
