@@ -18,7 +18,7 @@
 ##   e2e-demo          the narrated demo (scenarios 4, 1, 8), on KVER's release (6.1: Debian 12)
 ##   cloud-image       build (or reuse) the cached base image for DEBIAN (and KVER)
 ##   e2e-dkms-upgrade  Debian 13: the .debs on 6.12, upgrade to 7.3, DKMS rebuilds, reboot, container (~15-30 min TCG)
-##   e2e-cloud-init    the README's cloud-init snippet as user-data on Debian 13 and 12 (SNIPPET_DEBIAN="13 12"), shiftctl check green (~5 min a boot TCG)
+##   e2e-cloud-init    the README's cloud-init snippet as user-data on Debian 13 and 12 (SNIPPET_DEBIAN="13 12"), shiftctl check green (~2-3 min a boot TCG)
 
 E2E_TESTS ?=
 DEBIAN ?= 13
