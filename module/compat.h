@@ -33,18 +33,35 @@
 #define shiftfs_mnt_idmap(mnt) mnt_user_ns(mnt)
 #endif
 
-/* 6.7 hid i_atime/i_mtime behind accessors (ctime came earlier). */
+/*
+ * 6.7 hid i_atime/i_mtime behind accessors (ctime came earlier).  Called
+ * on every stat: compare first, store only what changed (a time store is
+ * a call on 7.x, and hot inodes are read on every CPU).
+ */
 static inline void shiftfs_copy_times(struct inode *dst,
 				      const struct inode *src)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-	inode_set_atime_to_ts(dst, inode_get_atime(src));
-	inode_set_mtime_to_ts(dst, inode_get_mtime(src));
+	if (inode_get_atime_sec(dst) != inode_get_atime_sec(src) ||
+	    inode_get_atime_nsec(dst) != inode_get_atime_nsec(src))
+		inode_set_atime_to_ts(dst, inode_get_atime(src));
+	if (inode_get_mtime_sec(dst) != inode_get_mtime_sec(src) ||
+	    inode_get_mtime_nsec(dst) != inode_get_mtime_nsec(src))
+		inode_set_mtime_to_ts(dst, inode_get_mtime(src));
+	if (inode_get_ctime_sec(dst) != inode_get_ctime_sec(src) ||
+	    inode_get_ctime_nsec(dst) != inode_get_ctime_nsec(src))
+		inode_set_ctime_to_ts(dst, inode_get_ctime(src));
 #else
-	dst->i_atime = src->i_atime;
-	dst->i_mtime = src->i_mtime;
+	struct timespec64 c = inode_get_ctime(src);
+	struct timespec64 d = inode_get_ctime(dst);
+
+	if (!timespec64_equal(&dst->i_atime, &src->i_atime))
+		dst->i_atime = src->i_atime;
+	if (!timespec64_equal(&dst->i_mtime, &src->i_mtime))
+		dst->i_mtime = src->i_mtime;
+	if (c.tv_sec != d.tv_sec || c.tv_nsec != d.tv_nsec)
+		inode_set_ctime_to_ts(dst, c);
 #endif
-	inode_set_ctime_to_ts(dst, inode_get_ctime(src));
 }
 
 /*

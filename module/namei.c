@@ -13,7 +13,11 @@
  * every time: that d_fsdata is still the lower dentry the counts were
  * taken from, that our parent still pins the lower dentry's parent, and
  * the lower filesystem's own d_revalidate().  A count read outside a
- * write section is even: SHIFTFS_SEQ_UNKNOWN (odd) matches none.
+ * write section is even: SHIFTFS_SEQ_UNKNOWN (odd) matches none.  The
+ * key is recorded by a lookup that finds a positive entry, and by any
+ * revalidation that compared the names; the common case of every path
+ * walk, RCU walk with the key matching and no lower d_revalidate(), is a
+ * handful of loads without a stack frame (shiftfs_revalidate_fast()).
  */
 #define pr_fmt(fmt) "shiftfs: " fmt
 
@@ -21,12 +25,14 @@
 #include <linux/namei.h>
 #include "shiftfs.h"
 
+static void shiftfs_seed_seq(struct dentry *dentry);
+
 struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
 			      unsigned int flags)
 {
 	struct dentry *lower_dir = shiftfs_dentry_lower(dentry->d_parent);
 	struct inode *inode = NULL;
-	struct dentry *lower;
+	struct dentry *lower, *alias;
 	const struct cred *old;
 
 	old = shiftfs_creds_mounter(dir->i_sb);
@@ -45,7 +51,16 @@ struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
 	/* Not yet visible to anyone: no need for d_lock. */
 	dentry->d_fsdata = lower;
 	dentry->d_time = SHIFTFS_SEQ_UNKNOWN;
-	return d_splice_alias(inode, dentry);
+	alias = d_splice_alias(inode, dentry);
+	/*
+	 * A file just looked up is usually walked through again soon (a
+	 * stat after a readdir, the second open): seed the key that lets
+	 * d_revalidate() skip the name comparison.  Not for negative
+	 * dentries, which a create is about to change anyway.
+	 */
+	if (!alias && inode)
+		shiftfs_seed_seq(dentry);
+	return alias;
 }
 
 static void shiftfs_d_release(struct dentry *dentry)
@@ -203,8 +218,39 @@ static int shiftfs_revalidate_rcu(struct dentry *dentry, unsigned int flags,
 	return 1;
 }
 
-static int shiftfs_revalidate_common(struct dentry *dentry,
-				     unsigned int flags, bool weak)
+/*
+ * Record the key under which @dentry and its lower dentry match, if they
+ * do; returns what shiftfs_lower_matches() said.  Called with @dentry's
+ * d_lock held; takes @lower's.  Both d_seq are then even and stable:
+ * their writers hold the d_locks.
+ */
+static int shiftfs_match_and_record(struct dentry *dentry,
+				    struct dentry *lower, bool weak)
+{
+	int match;
+
+	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
+	match = shiftfs_lower_matches(dentry, lower, weak, false);
+	if (match == SHIFTFS_NAME_MATCH)
+		WRITE_ONCE(dentry->d_time,
+			   shiftfs_seq_key(raw_seqcount_begin(&dentry->d_seq),
+					   raw_seqcount_begin(&lower->d_seq)));
+	spin_unlock(&lower->d_lock);
+	return match;
+}
+
+/* After a lookup: record the key if the two match, as ref-walk does. */
+static void shiftfs_seed_seq(struct dentry *dentry)
+{
+	spin_lock(&dentry->d_lock);
+	if (dentry->d_fsdata)
+		shiftfs_match_and_record(dentry, dentry->d_fsdata, false);
+	spin_unlock(&dentry->d_lock);
+}
+
+/* Everything but the fast path of shiftfs_d_revalidate(). */
+static noinline int shiftfs_revalidate_common(struct dentry *dentry,
+					      unsigned int flags, bool weak)
 {
 	struct dentry *lower;
 	int match, ret = 1;
@@ -218,14 +264,7 @@ static int shiftfs_revalidate_common(struct dentry *dentry,
 		spin_unlock(&dentry->d_lock);
 		return 0;
 	}
-	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-	match = shiftfs_lower_matches(dentry, lower, weak, false);
-	/* Both d_seq are even and stable: their writers hold the d_locks. */
-	if (match == SHIFTFS_NAME_MATCH)
-		WRITE_ONCE(dentry->d_time,
-			   shiftfs_seq_key(raw_seqcount_begin(&dentry->d_seq),
-					   raw_seqcount_begin(&lower->d_seq)));
-	spin_unlock(&lower->d_lock);
+	match = shiftfs_match_and_record(dentry, lower, weak);
 	spin_unlock(&dentry->d_lock);
 	if (!match) {
 		ret = 0;
@@ -243,8 +282,47 @@ out:
 	return ret;
 }
 
+/*
+ * The common case of every shiftfs component of every path walk, kept
+ * to a handful of loads: RCU walk, both dentries unchanged since they
+ * were seen to match (d_time holds their key), the lower dentry still a
+ * child of our parent's, and no lower d_revalidate() to ask.  1 if so,
+ * -ECHILD if something changed while we looked, 0 for "ask the slow
+ * path", which decides everything else.
+ */
+static __always_inline int shiftfs_revalidate_fast(struct dentry *dentry)
+{
+	struct dentry *lower = READ_ONCE(dentry->d_fsdata);
+	unsigned int seq, lower_seq;
+	unsigned long key;
+
+	if (unlikely(!lower))
+		return 0;
+	seq = raw_seqcount_begin(&dentry->d_seq);
+	lower_seq = raw_seqcount_begin(&lower->d_seq);
+	key = shiftfs_seq_key(seq, lower_seq);
+	/* the parent is not in d_seq; 32-bit kernels have no key */
+	if ((key & SHIFTFS_SEQ_UNKNOWN) ||
+	    READ_ONCE(dentry->d_time) != key ||
+	    (READ_ONCE(lower->d_flags) & DCACHE_OP_REVALIDATE) ||
+	    READ_ONCE(lower->d_parent) !=
+	    shiftfs_dentry_lower(READ_ONCE(dentry->d_parent)))
+		return 0;
+	if (read_seqcount_retry(&lower->d_seq, lower_seq) ||
+	    read_seqcount_retry(&dentry->d_seq, seq) ||
+	    READ_ONCE(dentry->d_fsdata) != lower)
+		return -ECHILD;
+	return 1;
+}
+
 static int shiftfs_d_revalidate(SHIFTFS_D_REVALIDATE_ARGS)
 {
+	if (likely(flags & LOOKUP_RCU)) {
+		int ret = shiftfs_revalidate_fast(dentry);
+
+		if (likely(ret))
+			return ret;
+	}
 	return shiftfs_revalidate_common(dentry, flags, false);
 }
 

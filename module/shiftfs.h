@@ -107,6 +107,12 @@ struct shiftfs_inode {
 	struct inode vfs_inode;
 	/* Referenced; also the iget5 hash key, so hardlinks share us. */
 	struct inode *lower;
+	/*
+	 * The lower owner and group our i_uid and i_gid were mapped from,
+	 * written with them under i_lock (shiftfs_copy_ids()).
+	 */
+	kuid_t lower_uid;
+	kgid_t lower_gid;
 };
 
 static inline struct shiftfs_fs *SHIFTFS_SB(const struct super_block *sb)
@@ -211,33 +217,57 @@ static inline kgid_t shiftfs_gid_down(const struct shiftfs_fs *fs, kgid_t gid)
 	return KGIDT_INIT(shiftfs_map_down(&fs->gid_map, __kgid_val(gid)));
 }
 
-/* Inode flags the VFS checks at our inode, kept as the lower inode's. */
-#define SHIFTFS_COPY_FLAGS (S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE)
+/*
+ * Inode flags the VFS checks at our inode, kept as the lower inode's.  Not
+ * S_NOATIME: ours always has it (shiftfs_get_inode()).
+ */
+#define SHIFTFS_COPY_FLAGS (S_SYNC | S_APPEND | S_IMMUTABLE)
+
+void shiftfs_copy_ids(struct inode *inode);
 
 /*
  * Refresh what access checks read, owner, group, mode and the append-only
  * and immutable flags, from the lower inode: a chown, chmod or chattr
  * made underneath must count at the next check, not at the next lookup.
- * Store only on change: hot directories are read on every CPU.  Safe in
- * RCU walk.
+ * Called on every ->permission(): the ids are compared as they are
+ * underneath with those ours were mapped from, and only mapped again when
+ * they differ.  Store only on change: hot directories are read on every
+ * CPU.  Safe in RCU walk.
  */
 static inline void shiftfs_copy_access(struct inode *inode)
 {
-	const struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
-	const struct inode *lower = SHIFTFS_I(inode)->lower;
-	kuid_t uid = shiftfs_uid_up(fs, lower->i_uid);
-	kgid_t gid = shiftfs_gid_up(fs, lower->i_gid);
+	struct shiftfs_inode *si = SHIFTFS_I(inode);
+	const struct inode *lower = si->lower;
 	unsigned int flags = READ_ONCE(lower->i_flags);
+	umode_t mode = READ_ONCE(lower->i_mode);
 
-	if (unlikely(!uid_eq(inode->i_uid, uid)))
-		inode->i_uid = uid;
-	if (unlikely(!gid_eq(inode->i_gid, gid)))
-		inode->i_gid = gid;
-	if (unlikely(inode->i_mode != lower->i_mode))
-		inode->i_mode = lower->i_mode;
+	if (unlikely(READ_ONCE(lower->i_uid.val) !=
+		     READ_ONCE(si->lower_uid.val) ||
+		     READ_ONCE(lower->i_gid.val) !=
+		     READ_ONCE(si->lower_gid.val)))
+		shiftfs_copy_ids(inode);
+	/* the record before the ids it vouches for; see shiftfs_copy_ids() */
+	smp_rmb();
+	if (unlikely(inode->i_mode != mode))
+		inode->i_mode = mode;
 	if (unlikely((inode->i_flags ^ flags) & SHIFTFS_COPY_FLAGS))
 		inode_set_flags(inode, flags & SHIFTFS_COPY_FLAGS,
 				SHIFTFS_COPY_FLAGS);
+}
+
+/*
+ * The size and the link count: what the VFS reads from our inode without
+ * calling us first (copy_file_range() and remap checks, link()).
+ */
+static inline void shiftfs_copy_size(struct inode *inode)
+{
+	const struct inode *lower = SHIFTFS_I(inode)->lower;
+	loff_t size = i_size_read(lower);
+
+	if (unlikely(i_size_read(inode) != size))
+		i_size_write(inode, size);
+	if (unlikely(inode->i_nlink != lower->i_nlink))
+		set_nlink(inode, lower->i_nlink);
 }
 
 /*

@@ -180,23 +180,44 @@ void shiftfs_creds_put_own(struct shiftfs_fs *fs, const struct cred *cur)
 }
 
 /*
+ * Our owner and group, mapped from the lower ones: when the inode is made
+ * (unconditionally: a recycled object's record could match by chance) and
+ * after a chown underneath.  Under i_lock, so that concurrent refreshes
+ * leave ids and record from the same read of the lower inode: the record
+ * says "current" only for the ids beside it, which the lockless compare
+ * in shiftfs_copy_access() relies on.
+ */
+void shiftfs_copy_ids(struct inode *inode)
+{
+	struct shiftfs_inode *si = SHIFTFS_I(inode);
+	const struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
+	kuid_t uid;
+	kgid_t gid;
+
+	spin_lock(&inode->i_lock);
+	uid = KUIDT_INIT(READ_ONCE(si->lower->i_uid.val));
+	gid = KGIDT_INIT(READ_ONCE(si->lower->i_gid.val));
+	inode->i_uid = shiftfs_uid_up(fs, uid);
+	inode->i_gid = shiftfs_gid_up(fs, gid);
+	/* the ids before the record; pairs with shiftfs_copy_access() */
+	smp_wmb();
+	WRITE_ONCE(si->lower_uid.val, __kuid_val(uid));
+	WRITE_ONCE(si->lower_gid.val, __kgid_val(gid));
+	spin_unlock(&inode->i_lock);
+}
+
+/*
  * Refresh the attributes the VFS reads from our inode (permission checks,
  * setattr_prepare(), write paths) from the lower inode.  Called on every
- * stat and revalidation: store only what changed, so that an inode read on
- * many CPUs at once isn't written by all of them, and skip the cmpxchg
- * loop of inode_set_flags() when the flags already agree.
+ * open, change and ref-walk revalidation: store only what changed, so that
+ * an inode read on many CPUs at once isn't written by all of them, and
+ * skip the cmpxchg loop of inode_set_flags() when the flags already agree.
  */
 void shiftfs_copyattr(struct inode *inode)
 {
-	struct inode *lower = shiftfs_inode_lower(inode);
-	loff_t size = i_size_read(lower);
-
 	shiftfs_copy_access(inode);
-	shiftfs_copy_times(inode, lower);
-	if (i_size_read(inode) != size)
-		i_size_write(inode, size);
-	if (inode->i_nlink != lower->i_nlink)
-		set_nlink(inode, lower->i_nlink);
+	shiftfs_copy_times(inode, shiftfs_inode_lower(inode));
+	shiftfs_copy_size(inode);
 }
 
 /* Consumes the reference on @lower. */

@@ -152,6 +152,7 @@ bench_targets() (
 	COLS=${COLS:-plain shiftfs overlayfs idmapped bindfs chown} REPS=1 BUDGET=900 CLOCK=wall
 	META_FILES=10 META_DIRS=1 DATA_MIB=1 RAND_COUNT=1 TREE_MIB=1 MEM_FILES=10
 	SECTIONS=${SECTIONS:-meta} PAR_FILES=10 PAR_DIRS=1 PAR_PASSES=1 PAR_REPS=2
+	META_PATHS=relative
 	rm -rf "$W"
 	mkdir -p "$W"
 	: > "$NA"

@@ -25,7 +25,8 @@
 # -icount guest cannot give, so it boots again with the wall clock and
 # two vCPUs.  BENCH_PARTS="main par" (default) picks which.
 # BENCH_SECTIONS=meta,mem and BENCH_COLS=plain,shiftfs,overlayfs narrow
-# the main boot to those sections and columns, BENCH_REPS=1 to one repeat
+# the main boot to those sections and columns (BENCH_META_PATHS=absolute:
+# the metadata paths from "/", as before 2026-12-05), BENCH_REPS=1 to one repeat
 # (for a before/after measurement of one change: under the icount clock
 # repeats agree to 1 %; the full bench is the default).
 #
@@ -128,6 +129,7 @@ for part in $parts; do
 		[ -n "${BENCH_SECTIONS:-}" ] && set -- "$@" -a "shiftfs.bench_sections=$BENCH_SECTIONS"
 		[ -n "${BENCH_COLS:-}" ] && set -- "$@" -a "shiftfs.bench_cols=$BENCH_COLS"
 		[ -n "${BENCH_REPS:-}" ] && set -- "$@" -a "shiftfs.bench_reps=$BENCH_REPS"
+		[ -n "${BENCH_META_PATHS:-}" ] && set -- "$@" -a "shiftfs.bench_meta_paths=$BENCH_META_PATHS"
 		boot main "tcg, ${BENCH_CLOCK:-icount} clock" $clock "$@" || rc=1
 		;;
 	par)

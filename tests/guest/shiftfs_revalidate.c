@@ -199,6 +199,57 @@ TEST(changes_underneath_are_seen)
 	EXPECT_EQ(st.st_mode & 07777, 0700u);
 }
 
+/* stat(@path) with only the filesystem ids @uid/@gid: 0 or an errno. */
+static int stat_as(const char *path, uid_t uid, gid_t gid)
+{
+	struct stat st;
+	int err = 0;
+
+	become_fsids(uid, gid);
+	if (stat(path, &st))
+		err = errno;
+	become_fsids(0, 0);
+	return err;
+}
+
+/*
+ * A chown made underneath counts at the next access check through the
+ * mount, though every dentry on the way is cached and the walk stays in
+ * RCU mode, where nothing is looked up again: ->permission() compares
+ * the lower owner and group with those ours were mapped from.
+ */
+TEST(access_follows_chown_underneath)
+{
+	struct world w;
+	char path[160];
+	int i;
+
+	ASSERT_EQ(world_setup(&w), 0);
+	ASSERT_EQ(make_dir(P(w.lower, "d"), 0700, 1, 1), 0);
+	ASSERT_EQ(make_dir(P(w.lower, "g"), 0070, 2, 1), 0);
+	ASSERT_EQ(make_file(P(w.lower, "d/f"), 0644, 1, 1), 0);
+	ASSERT_EQ(make_file(P(w.lower, "g/f"), 0644, 1, 1), 0);
+	ASSERT_EQ(shiftfs_mount_default(&w), 0);
+	snprintf(path, sizeof(path), "%s", P(w.mnt, "d/f"));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
+	/* The owner changes underneath: 100001 is no longer the owner. */
+	ASSERT_EQ(chown(P(w.lower, "d"), 5, 1), 0);
+	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), EACCES);
+	/* ... and back. */
+	ASSERT_EQ(chown(P(w.lower, "d"), 1, 1), 0);
+	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
+
+	/* The same with the group, through group-only access. */
+	snprintf(path, sizeof(path), "%s", P(w.mnt, "g/f"));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
+	ASSERT_EQ(chown(P(w.lower, "g"), 2, 6), 0);
+	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), EACCES);
+	ASSERT_EQ(chown(P(w.lower, "g"), 2, 1), 0);
+	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
+}
+
 /* One IN_MODIFY on @ifd, after a write through @path. */
 static int modify_is_seen(int ifd, const char *path)
 {
