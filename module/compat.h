@@ -178,6 +178,32 @@ static inline rwf_t shiftfs_iocb_to_rwf(int ifl)
 	return flags;
 }
 
+/*
+ * A read of the backing file that is over when the call returns: a copy
+ * of the caller's kiocb without its completion, through the checks every
+ * read makes (vfs_iocb_iter_read(): rw_verify_area() with the LSM hook,
+ * fsnotify), with the creds the caller installed.  Cheaper than
+ * vfs_iter_read(), which builds a kiocb of its own from scratch.
+ */
+static inline ssize_t shiftfs_read_now(struct file *real, struct kiocb *iocb,
+				       struct iov_iter *iter)
+{
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	/*
+	 * Not without waiting if the real file cannot: io_uring before 6.4
+	 * tries every regular file so, whatever its FMODE_NOWAIT.  EAGAIN
+	 * sends it to a worker.
+	 */
+	if ((iocb->ki_flags & IOCB_NOWAIT) && !(real->f_mode & FMODE_NOWAIT))
+		return -EAGAIN;
+	kiocb_clone(&kiocb, iocb, real);
+	ret = vfs_iocb_iter_read(real, &kiocb, iter);
+	iocb->ki_pos = kiocb.ki_pos;
+	return ret;
+}
+
 /* file.c: after data changed, possibly at an async completion. */
 void shiftfs_file_modified(struct file *file);
 
@@ -207,14 +233,34 @@ static inline void shiftfs_backing_ctx(struct backing_file_ctx *ctx,
 	};
 }
 
-static inline ssize_t shiftfs_file_read_iter(struct file *real,
-					     struct kiocb *iocb,
-					     struct iov_iter *iter)
+/* Out of line: the helper's context stays off the common path's stack. */
+static noinline ssize_t shiftfs_read_async(struct file *real,
+					   struct kiocb *iocb,
+					   struct iov_iter *iter)
 {
 	struct backing_file_ctx ctx;
 
 	shiftfs_backing_ctx(&ctx, iocb->ki_filp, false);
 	return backing_file_read_iter(real, iter, iocb, iocb->ki_flags, &ctx);
+}
+
+static inline ssize_t shiftfs_file_read_iter(struct file *real,
+					     struct kiocb *iocb,
+					     struct iov_iter *iter)
+{
+	/*
+	 * A synchronous read, or io_uring's first, non-blocking try of a
+	 * buffered one (our file has FMODE_NOWAIT when the real one does,
+	 * file.c): served from the page cache before the call returns, or
+	 * EAGAIN, and io_uring retries from a worker without IOCB_NOWAIT.
+	 * Neither completes later: read now, without the helper's context
+	 * for an asynchronous completion.  Direct I/O from AIO and io_uring
+	 * stays asynchronous.
+	 */
+	if (is_sync_kiocb(iocb) ||
+	    (iocb->ki_flags & (IOCB_NOWAIT | IOCB_DIRECT)) == IOCB_NOWAIT)
+		return shiftfs_read_now(real, iocb, iter);
+	return shiftfs_read_async(real, iocb, iter);
 }
 
 static inline ssize_t shiftfs_file_write_iter(struct file *real,
@@ -258,12 +304,12 @@ static inline int shiftfs_file_mmap(struct file *file, struct file *real,
 	return backing_file_mmap(real, vma, &ctx);
 }
 #else
+/* Every read completes before the call returns, as in overlayfs 6.1. */
 static inline ssize_t shiftfs_file_read_iter(struct file *real,
 					     struct kiocb *iocb,
 					     struct iov_iter *iter)
 {
-	return vfs_iter_read(real, iter, &iocb->ki_pos,
-			     shiftfs_iocb_to_rwf(iocb->ki_flags));
+	return shiftfs_read_now(real, iocb, iter);
 }
 
 static inline ssize_t shiftfs_file_write_iter(struct file *real,

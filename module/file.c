@@ -58,6 +58,13 @@ static int shiftfs_open(struct inode *inode, struct file *file)
 	/* do_dentry_open() refuses O_DIRECT unless we say we can. */
 	if (real->f_mode & FMODE_CAN_ODIRECT)
 		file->f_mode |= FMODE_CAN_ODIRECT;
+	/*
+	 * Non-blocking I/O as far as the real file can: without it io_uring
+	 * (6.4 on) sends every read to a worker thread first.  Reads pass
+	 * IOCB_NOWAIT down; writes honour it in shiftfs_write_iter().
+	 */
+	if (real->f_mode & FMODE_NOWAIT)
+		file->f_mode |= FMODE_NOWAIT;
 	return 0;
 }
 
@@ -67,13 +74,12 @@ static int shiftfs_open(struct inode *inode, struct file *file)
  * fcntl(F_SETFL) changed our flags; carry them to the backing file before
  * using it, as overlayfs does.
  */
-static int shiftfs_sync_flags(struct file *file, struct file *real)
+static noinline int shiftfs_sync_flags_slow(struct file *file,
+					    struct file *real)
 {
 	unsigned int flags = READ_ONCE(file->f_flags) & SHIFTFS_SETFL_MASK;
 	int err;
 
-	if (!((flags ^ real->f_flags) & SHIFTFS_SETFL_MASK))
-		return 0;
 	if ((flags & O_DIRECT) && !(real->f_mode & FMODE_CAN_ODIRECT))
 		return -EINVAL;
 	if (real->f_op->check_flags) {
@@ -86,6 +92,15 @@ static int shiftfs_sync_flags(struct file *file, struct file *real)
 	shiftfs_update_iocb_flags(real);
 	spin_unlock(&real->f_lock);
 	return 0;
+}
+
+/* Inline: before every read and write, and almost always nothing to do. */
+static inline int shiftfs_sync_flags(struct file *file, struct file *real)
+{
+	if (likely(!((READ_ONCE(file->f_flags) ^ real->f_flags) &
+		     SHIFTFS_SETFL_MASK)))
+		return 0;
+	return shiftfs_sync_flags_slow(file, real);
 }
 
 /*
@@ -211,7 +226,25 @@ static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 	if (!iov_iter_count(iter))
 		return 0;
 
-	inode_lock(inode);
+	/*
+	 * IOCB_NOWAIT (io_uring's first try, RWF_NOWAIT): no waiting for
+	 * the inode lock, and nothing that file_remove_privs() might have
+	 * to kill with a setattr underneath (not S_NOSEC: until a write
+	 * has found nothing to kill).  EAGAIN sends io_uring to a worker,
+	 * which retries without the flag.
+	 */
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock(inode))
+			return -EAGAIN;
+		shiftfs_copyattr(inode);
+		shiftfs_sync_nosec(inode);
+		if (!IS_NOSEC(inode)) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
+	} else {
+		inode_lock(inode);
+	}
 	ret = shiftfs_write_prepare(file);
 	if (ret)
 		goto out_unlock;

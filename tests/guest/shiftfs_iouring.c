@@ -6,9 +6,11 @@
  * (IOSQE_ASYNC), vectored, and O_DIRECT where the lower filesystem takes
  * it.  Raw system calls: the initramfs carries no liburing.  Skipped where
  * the kernel has no io_uring or it is switched off (kernel.io_uring_disabled).
+ * And RWF_NOWAIT, which io_uring's first, inline try of every request is.
  */
 #include "harness.h"
 #include "shiftfs_util.h"
+#include "loop_util.h"
 
 #include <limits.h>
 #include <linux/io_uring.h>
@@ -239,6 +241,68 @@ TEST_F(uring, vectored)
 	EXPECT_EQ(memcmp(u->chk, u->buf, BUF_LEN), 0);
 	close(lfd);
 	close(fd);
+}
+
+/*
+ * Non-blocking I/O through the mount goes as far as the real file's
+ * (FMODE_NOWAIT, ext4's): a cached read is served without waiting, as
+ * io_uring 6.4+ only tries a read inline on a file that says so (without
+ * it every read went to a worker thread).  A non-blocking write that
+ * would first have to kill setuid (a setattr underneath) fails and
+ * changes nothing; the blocking retry kills it and writes.
+ */
+TEST_F(world, nowait_as_the_real_file)
+{
+	struct world *w = &self->w;
+	char buf[4096], chk[4096];
+	struct iovec iov = { .iov_base = chk, .iov_len = sizeof(chk) };
+	int loop, lfd, fd;
+	ssize_t ret;
+
+	loop = LOOP_LOWER(w, "ext4");
+	ASSERT_EQ(make_file(P(w->lower, "f"), 06777, 1000, 1000), 0);
+	fill(buf, sizeof(buf), 5);
+	lfd = open(P(w->lower, "f"), O_RDWR);
+	ASSERT_GE(lfd, 0);
+	ASSERT_EQ(pwrite(lfd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	ASSERT_EQ(shiftfs_mount_default(w), 0);
+
+	/* Cached: the real file reads it without waiting, and so do we. */
+	ASSERT_EQ(preadv2(lfd, &iov, 1, 0, RWF_NOWAIT), (ssize_t)sizeof(chk));
+	fd = open(P(w->mnt, "f"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	memset(chk, 0, sizeof(chk));
+	EXPECT_EQ(preadv2(fd, &iov, 1, 0, RWF_NOWAIT), (ssize_t)sizeof(chk));
+	EXPECT_EQ(memcmp(chk, buf, sizeof(buf)), 0);
+	close(fd);
+
+	/* Not the owner (101000), no CAP_FSETID: a write kills setuid. */
+	ASSERT_EQ(setgroups(0, NULL), 0);
+	become_fsids(ID_SHIFT + 2000, ID_SHIFT + 2000);
+	fd = open(P(w->mnt, "f"), O_WRONLY);
+	become_fsids(0, 0);
+	ASSERT_GE(fd, 0);
+	iov.iov_base = "x";
+	iov.iov_len = 1;
+	become_fsids(ID_SHIFT + 2000, ID_SHIFT + 2000);
+	ret = pwritev2(fd, &iov, 1, 0, RWF_NOWAIT);
+	become_fsids(0, 0);
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(errno == EAGAIN || errno == EOPNOTSUPP);
+	EXPECT_EQ(mode_of(P(w->lower, "f")), 06777u);
+	ASSERT_EQ(pread(lfd, chk, 1, 0), 1);
+	EXPECT_EQ(chk[0], buf[0]);
+	become_fsids(ID_SHIFT + 2000, ID_SHIFT + 2000);
+	EXPECT_EQ(pwritev2(fd, &iov, 1, 0, 0), 1);
+	become_fsids(0, 0);
+	EXPECT_EQ(mode_of(P(w->lower, "f")) & 06000, 0u);
+	ASSERT_EQ(pread(lfd, chk, 1, 0), 1);
+	EXPECT_EQ(chk[0], 'x');
+	close(fd);
+	close(lfd);
+	ASSERT_EQ(umount2(w->mnt, MNT_DETACH), 0);
+	ASSERT_EQ(umount2(w->lower, MNT_DETACH), 0);
+	loop_detach(loop);
 }
 
 TEST_HARNESS_MAIN

@@ -10,15 +10,6 @@
 
 #include <sys/time.h>
 
-static mode_t mode_of(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return (mode_t)-1;
-	return st.st_mode & 07777;
-}
-
 TEST_F(world, chmod_both_sides)
 {
 	struct world *w = &self->w;

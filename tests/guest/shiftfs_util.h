@@ -355,6 +355,16 @@ static inline int in_container(int (*fn)(void *), void *arg)
  * An unprivileged caller in the initial namespace: setfsuid() to a
  * non-zero id drops the filesystem capabilities too.
  */
+/* The permission bits of @path (not followed), or (mode_t)-1. */
+static inline mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return (mode_t)-1;
+	return st.st_mode & 07777;
+}
+
 static inline void become_fsids(uid_t uid, gid_t gid)
 {
 	setfsgid(gid);
