@@ -192,9 +192,9 @@ static inline ssize_t shiftfs_read_now(struct file *real, struct kiocb *iocb,
 	ssize_t ret;
 
 	/*
-	 * Not without waiting if the real file cannot: io_uring before 6.4
-	 * tries every regular file so, whatever its FMODE_NOWAIT.  EAGAIN
-	 * sends it to a worker.
+	 * Not without waiting if the real file cannot: 6.1's io_uring tries
+	 * every regular file so, whatever its FMODE_NOWAIT.  EAGAIN sends
+	 * it to a worker.
 	 */
 	if ((iocb->ki_flags & IOCB_NOWAIT) && !(real->f_mode & FMODE_NOWAIT))
 		return -EAGAIN;

@@ -60,8 +60,8 @@ static int shiftfs_open(struct inode *inode, struct file *file)
 		file->f_mode |= FMODE_CAN_ODIRECT;
 	/*
 	 * Non-blocking I/O as far as the real file can: without it io_uring
-	 * (6.4 on) sends every read to a worker thread first.  Reads pass
-	 * IOCB_NOWAIT down; writes honour it in shiftfs_write_iter().
+	 * (6.12 and 7.x; not 6.1's) sends every read to a worker thread.
+	 * Reads pass IOCB_NOWAIT down; shiftfs_write_iter() honours it.
 	 */
 	if (real->f_mode & FMODE_NOWAIT)
 		file->f_mode |= FMODE_NOWAIT;

@@ -246,8 +246,8 @@ TEST_F(uring, vectored)
 /*
  * Non-blocking I/O through the mount goes as far as the real file's
  * (FMODE_NOWAIT, ext4's): a cached read is served without waiting, as
- * io_uring 6.4+ only tries a read inline on a file that says so (without
- * it every read went to a worker thread).  A non-blocking write that
+ * io_uring (6.12, 7.x) only tries a read inline on a file that says so
+ * (without it every read went to a worker thread).  A non-blocking write that
  * would first have to kill setuid (a setattr underneath) fails and
  * changes nothing; the blocking retry kills it and writes.
  */
