@@ -7,7 +7,7 @@
 ## Usage: make [TARGET] [KVER=SERIES|RELEASE (make kvers)] [TESTS=PATTERN] [DEBIAN=13|12] [E2E_TESTS=s1,...]
 ## Start with:
 ##   all               (the default) build the module for KVER, and shiftctl
-##   check             host tests, runner self-test, then the guest suite on every kernel of KVER_SERIES (or KVER)
+##   check             host tests and lint-fast, runner self-test, then the guest suite on every kernel of KVER_SERIES (or KVER)
 ##   test              check, then e2e in full on Debian 13 and E2E_SHORT_12 on Debian 12, one summary
 ##   demo              the cover letter's scenes, narrated, in the cloud image guest
 ##   install           shiftctl, man page, LXC hook, module source for DKMS
@@ -26,6 +26,7 @@
 ##   check-guest       the guest suite on KVER only; TESTS=PATTERN narrows it
 ##   check-runner      the guest runner's own test (canned logs, a guest that WARNs)
 ##   lint              checkpatch, W=1, sparse on the module, W=1 on arm64; shellcheck on every shell file; lintian on the .debs of Debian 12 and 13
+##   lint-fast         lint's parts that take seconds (in check): shellcheck on every shell file, the host's checkpatch on the module
 ##   demo-fast         the cover letter's scene alone, in the busybox guest (~30 s)
 ##   bench             benchmarks in a guest (not tests), in build/bench/
 ##   kvers             what KVER (and the kernels make check uses) resolve to
@@ -99,7 +100,7 @@ MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
 .PHONY: all setup setup-userspace setup-deb setup-module setup-dkms setup-lint module module-arm64 shiftctl guest-tests initramfs check check-unit \
 	check-guest check-runner test demo demo-fast bench install uninstall clean \
-	lint kvers bench-helpers install-userspace install-dkms-src dkms-install deb
+	lint lint-fast kvers bench-helpers install-userspace install-dkms-src dkms-install deb
 
 all: module shiftctl
 
@@ -194,6 +195,12 @@ lint: setup-lint
 		$(TOP)/images/deb/build-debs.sh $$r $(TOP) $(BUILD) || rc=1; \
 	done; exit $$rc
 
+# The parts of lint that take seconds, each with its accept list; make
+# check runs them too.  tests/lint-fast.sh installs its own tools
+# (images/setup-host.sh --lint-fast: shellcheck, perl, xz-utils).
+lint-fast:
+	@$(TOP)/tests/lint-fast.sh $(TOP) $(BUILD)
+
 # ---- userspace ------------------------------------------------------------
 
 shiftctl: setup-userspace
@@ -239,9 +246,9 @@ check-unit: shiftctl
 check-runner: initramfs
 	@$(TOP)/tests/runner-selftest.sh $(KVER) $(BUILD)
 
-# Fast tier: unit tests, the runner's own test, then the guest suite on
-# every kernel in KVERS.  Each part prints "N passed, N failed"; the
-# summary at the end adds them up.
+# Fast tier: unit tests, the fast lint (lint-fast), the runner's own
+# test, then the guest suite on every kernel in KVERS.  Each part prints
+# "N passed, N failed"; the summary at the end adds them up.
 check: setup
 	@$(TOP)/tests/check.sh "$(KVERS)" $(BUILD) $(if $(TESTS),$(TESTS))
 

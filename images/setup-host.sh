@@ -3,9 +3,12 @@
 # Install what building and testing shiftfs needs on a Debian 12 host.
 # A no-op (one dpkg query) when everything is already there.
 #
-#   images/setup-host.sh [--userspace|--deb|--module|--dkms|--lint|--arm64|--e2e] KVER...
+#   images/setup-host.sh [--lint-fast|--userspace|--deb|--module|--dkms|--lint|--arm64|--e2e] KVER...
 #
 # What each asks for (each includes the ones above it in its line):
+#   --lint-fast  shellcheck, and checkpatch's needs: perl, xz-utils to
+#                unpack it (make check's fast lint, tests/lint-fast.sh);
+#                alone, no compiler, headers or chroot tools
 #   --userspace  compiler and the libraries shiftctl links (make install)
 #   --deb        userspace + debhelper, dh-dkms, lintian (make deb: the
 #                host is the Debian 12 that builds and checks the bookworm
@@ -29,7 +32,7 @@ set -eu
 
 mode=guest
 case ${1:-} in
---userspace|--deb|--module|--dkms|--lint|--arm64|--guest|--e2e)
+--lint-fast|--userspace|--deb|--module|--dkms|--lint|--arm64|--guest|--e2e)
 	mode=${1#--}
 	shift
 	;;
@@ -57,6 +60,7 @@ headers() {
 	done
 }
 case $mode in
+lint-fast) pkgs="shellcheck perl xz-utils" ;;
 userspace) ;;
 deb) pkgs="$pkgs $debpkgs" ;;
 module) headers "$@" ;;

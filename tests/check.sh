@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The fast tier ("make check"): host unit tests, the install, make,
-# cloud-init schema and lint tests, the guest runner's own test, then the
-# guest suite on each kernel (and with -e, for make test, the e2e tier).
+# The fast tier ("make check"): host unit tests, the install and make
+# tests, the fast lint (shellcheck and checkpatch with their accept
+# lists: make lint's parts that take seconds), the cloud-init schema and
+# lint tests, the guest runner's own test, then the guest suite on each
+# kernel (and with -e, for make test, the e2e tier).
 # Each part ends with an "N passed, N failed" line; this adds them up and
 # ends with its own.
 #
@@ -67,6 +69,9 @@ if [ -z "$pattern" ]; then
 	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
 	run_part "install (host)" "$top/tests/install-test.sh" "$top" "$build"
 	run_part "make (host)" "$top/tests/make-test.sh" "$top" "$build"
+	# make lint's fast parts (seconds): shellcheck on every shell file,
+	# checkpatch on the module, each with its accept list.
+	run_part "lint-fast (host)" "$top/tests/lint-fast.sh" "$top" "$build"
 	# The cloud-config the project ships, against cloud-init's schema
 	# (cloud-init in the trixie build chroot, not on the host).
 	run_part "cloud-init schema (host, trixie chroot)" "$top/tests/cloud-init-schema.sh" "$top" "$build"

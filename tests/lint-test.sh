@@ -8,7 +8,10 @@
 # lint (tests/lint-shell.sh) on a small tree of its own: a planted shellcheck
 # finding, in a .sh file and in a file known by its #! only,
 # an uncommented or stale accept entry, an inline disable and a shellcheck
-# that cannot run must each fail it.  Then the packages' lintian
+# that cannot run must each fail it.  Then the fast lint of make check
+# (tests/lint-fast.sh) on a tree of its own: it passes the clean tree, and
+# a planted shellcheck finding and checkpatch error fail it, both named,
+# with no kernel built.  Then the packages' lintian
 # (images/deb/build-debs.sh, Debian 12 on the host): a copy of the tree
 # with a bogus Maintainer and without debian/copyright must fail it, with
 # no package left behind.  Prints TAP and "N passed, N failed".
@@ -207,6 +210,50 @@ elif grep -q '^shellcheck: FAIL shellcheck exited 3' "$tmp/shnocheck.out"; then
 else
 	tap_diag_file "$tmp/shnocheck.out"
 	tap_not_ok "a shellcheck that cannot run fails the shell lint: not for that reason"
+fi
+
+# ---- the fast lint (make check's lint-fast part) -------------------------------
+# lffresh: a tree of the module, one clean script and an accept list
+# without entries
+lffresh() {
+	rm -rf "$tmp/lf" "$tmp/lfbuild"
+	mkdir -p "$tmp/lf/module" "$tmp/lf/tests"
+	cp -p "$top"/module/*.c "$top"/module/*.h "$top"/module/Kbuild \
+		"$top"/module/lint-accept "$tmp/lf/module/"
+	printf '#!/bin/sh\necho "$1"\n' > "$tmp/lf/clean.sh"
+	printf '# planted by tests/lint-test.sh: nothing accepted\n' > "$tmp/lf/tests/shellcheck-accept"
+}
+
+# lintfast NAME: run the fast lint on that tree, output in $tmp/NAME.out
+lintfast() {
+	"$top/tests/lint-fast.sh" -c "$checkpatch" "$tmp/lf" "$tmp/lfbuild" > "$tmp/$1.out" 2>&1
+}
+
+lffresh
+if lintfast lfclean && grep -q '^[0-9]* passed, 0 failed$' "$tmp/lfclean.out"; then
+	tap_ok "the fast lint passes a clean tree"
+else
+	tap_diag_file "$tmp/lfclean.out"
+	tap_not_ok "the fast lint passes a clean tree"
+fi
+
+# Both tools at once: each one's test fails, naming its finding, and
+# checkpatch-only means no W=1 or sparse build.
+lffresh
+printf 'echo $1\n' >> "$tmp/lf/clean.sh"
+printf '\n/* planted */ \n' >> "$tmp/lf/module/$victim"
+if lintfast lfplanted; then
+	tap_diag_file "$tmp/lfplanted.out"
+	tap_not_ok "a shellcheck and a checkpatch finding fail the fast lint: it passed"
+elif grep -q '^not ok [0-9]* shellcheck: ' "$tmp/lfplanted.out" &&
+     grep -q '^# shellcheck: FAIL clean\.sh:3:6: .*\[SC2086\]' "$tmp/lfplanted.out" &&
+     grep -q '^not ok [0-9]* checkpatch: ' "$tmp/lfplanted.out" &&
+     grep -q "^# lint: FAIL checkpatch: $victim:.*TRAILING_WHITESPACE" "$tmp/lfplanted.out" &&
+     ! grep -q 'W=1' "$tmp/lfplanted.out"; then
+	tap_ok "a shellcheck and a checkpatch finding fail the fast lint, each named"
+else
+	tap_diag_file "$tmp/lfplanted.out"
+	tap_not_ok "a shellcheck and a checkpatch finding fail the fast lint: not as expected"
 fi
 
 # ---- the packages' lintian ----------------------------------------------------

@@ -15,10 +15,15 @@
 # accept list does not name fails the run; so does a tool that did not
 # run (sparse missing, a kbuild error, checkpatch dying).
 #
-#   tests/lint.sh [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
+#   tests/lint.sh [-A] [-C] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER...
+#   tests/lint.sh -C -c CHECKPATCH [-a ACCEPT] SRC_DIR BUILD_DIR
 #
 #   -A             also build each kernel's arm64 counterpart with W=1
 #                  (make lint, make module-arm64)
+#   -C             checkpatch only: no W=1, sparse or arm64 build, no
+#                  kernel needed with -c (make check's fast lint,
+#                  tests/lint-fast.sh); the KVERs, if given, only pick
+#                  the checkpatch.pl versions
 #   -a ACCEPT      the accept list (default SRC_DIR/lint-accept; format
 #                  and reasons in module/lint-accept)
 #   -c CHECKPATCH  checkpatch.pl to use, for every kernel (default:
@@ -43,18 +48,22 @@ checkpatch=
 sparse=
 objs=()
 arm64=
-while getopts Aa:c:s:o: opt; do
+cponly=
+usage="usage: $0 [-A] [-C] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER... (-C -c CHECKPATCH: KVER optional)"
+while getopts ACa:c:s:o: opt; do
 	case $opt in
 	A) arm64=1 ;;
+	C) cponly=1 ;;
 	a) accept=$OPTARG ;;
 	c) checkpatch=$OPTARG ;;
 	s) sparse=$OPTARG ;;
 	o) objs+=("$OPTARG") ;;
-	*) echo "usage: $0 [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: $0 [-A] [-a ACCEPT] [-c CHECKPATCH] [-s SPARSE] [-o OBJ.o]... SRC_DIR BUILD_DIR KVER..." >&2; exit 2; }
+[ $# -ge 3 ] || { [ -n "$cponly" ] && [ -n "$checkpatch" ] && [ $# -eq 2 ]; } ||
+	{ echo "$usage" >&2; exit 2; }
 src=$(cd "$1" && pwd)
 mkdir -p "$2"
 build=$(cd "$2" && pwd)/lint
@@ -191,6 +200,8 @@ else
 fi
 
 # ---- W=1 and sparse, per kernel ------------------------------------------
+# -C: checkpatch only, no kernel is built.
+[ -z "$cponly" ] || set --
 # A kernel of the host's release is built on the host, with its sparse;
 # the others in their release's chroot, which has sparse (images/chroot.sh).
 host_suite=bookworm
