@@ -59,7 +59,7 @@ static inline void shiftfs_copy_times(struct inode *dst,
 		dst->i_atime = src->i_atime;
 	if (!timespec64_equal(&dst->i_mtime, &src->i_mtime))
 		dst->i_mtime = src->i_mtime;
-	if (c.tv_sec != d.tv_sec || c.tv_nsec != d.tv_nsec)
+	if (!timespec64_equal(&c, &d))
 		inode_set_ctime_to_ts(dst, c);
 #endif
 }

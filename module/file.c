@@ -204,14 +204,18 @@ void shiftfs_file_modified(struct file *file)
  * caller (underneath, the mounter's CAP_FSETID would keep them).  The
  * write itself then runs with the caller's ids mapped back, not the
  * mounter's: to the lower filesystem fsuid 0 is who may use the blocks
- * reserved for root.
+ * reserved for root.  With IOCB_NOWAIT in @iocb_flags, EAGAIN rather than
+ * anything file_remove_privs() might have to kill with a setattr
+ * underneath (not S_NOSEC: until a write has found nothing to kill).
  */
-static int shiftfs_write_prepare(struct file *file)
+static int shiftfs_write_prepare(struct file *file, int iocb_flags)
 {
 	struct inode *inode = file_inode(file);
 
 	shiftfs_copyattr(inode);
 	shiftfs_sync_nosec(inode);
+	if ((iocb_flags & IOCB_NOWAIT) && !IS_NOSEC(inode))
+		return -EAGAIN;
 	return file_remove_privs(file);
 }
 
@@ -227,25 +231,17 @@ static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 		return 0;
 
 	/*
-	 * IOCB_NOWAIT (io_uring's first try, RWF_NOWAIT): no waiting for
-	 * the inode lock, and nothing that file_remove_privs() might have
-	 * to kill with a setattr underneath (not S_NOSEC: until a write
-	 * has found nothing to kill).  EAGAIN sends io_uring to a worker,
-	 * which retries without the flag.
+	 * IOCB_NOWAIT (io_uring's first try, RWF_NOWAIT): no waiting, not
+	 * for the inode lock, not in shiftfs_write_prepare().  EAGAIN sends
+	 * io_uring to a worker, which retries without the flag.
 	 */
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock(inode))
 			return -EAGAIN;
-		shiftfs_copyattr(inode);
-		shiftfs_sync_nosec(inode);
-		if (!IS_NOSEC(inode)) {
-			ret = -EAGAIN;
-			goto out_unlock;
-		}
 	} else {
 		inode_lock(inode);
 	}
-	ret = shiftfs_write_prepare(file);
+	ret = shiftfs_write_prepare(file, iocb->ki_flags);
 	if (ret)
 		goto out_unlock;
 	ret = shiftfs_sync_flags(file, real);
@@ -327,7 +323,7 @@ static long shiftfs_fallocate(struct file *file, int mode, loff_t offset,
 	long ret;
 
 	inode_lock(inode);
-	ret = shiftfs_write_prepare(file);
+	ret = shiftfs_write_prepare(file, 0);
 	if (ret)
 		goto out_unlock;
 	old = shiftfs_creds_caller_ids(inode->i_sb);
@@ -364,7 +360,7 @@ static ssize_t shiftfs_copy_file_range(struct file *file_in, loff_t pos_in,
 	ssize_t ret;
 
 	inode_lock(inode_out);
-	ret = shiftfs_write_prepare(file_out);
+	ret = shiftfs_write_prepare(file_out, 0);
 	if (ret)
 		goto out_unlock;
 	old = shiftfs_creds_caller_ids(inode_out->i_sb);
@@ -395,7 +391,7 @@ static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
 		return -EINVAL;
 
 	inode_lock(inode_out);
-	ret = shiftfs_write_prepare(file_out);
+	ret = shiftfs_write_prepare(file_out, 0);
 	if (ret)
 		goto out_unlock;
 	old = shiftfs_creds_caller_ids(inode_out->i_sb);

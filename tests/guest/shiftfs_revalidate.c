@@ -220,8 +220,18 @@ static int stat_as(const char *path, uid_t uid, gid_t gid)
  */
 TEST(access_follows_chown_underneath)
 {
+	/* Owner-only access (d), then group-only access (g). */
+	static const struct {
+		const char *dir;
+		uid_t away_uid, back_uid;
+		gid_t away_gid, back_gid;
+	} cases[] = {
+		{ "d", 5, 1, 1, 1 },	/* 100001 is no longer the owner */
+		{ "g", 2, 2, 6, 1 },	/* nor in the group */
+	};
 	struct world w;
 	char path[160];
+	size_t c;
 	int i;
 
 	ASSERT_EQ(world_setup(&w), 0);
@@ -230,24 +240,19 @@ TEST(access_follows_chown_underneath)
 	ASSERT_EQ(make_file(P(w.lower, "d/f"), 0644, 1, 1), 0);
 	ASSERT_EQ(make_file(P(w.lower, "g/f"), 0644, 1, 1), 0);
 	ASSERT_EQ(shiftfs_mount_default(&w), 0);
-	snprintf(path, sizeof(path), "%s", P(w.mnt, "d/f"));
-	for (i = 0; i < 3; i++)
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		snprintf(path, sizeof(path), "%s/f", P(w.mnt, cases[c].dir));
+		for (i = 0; i < 3; i++)
+			EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
+		/* Changed underneath: denied... */
+		ASSERT_EQ(chown(P(w.lower, cases[c].dir), cases[c].away_uid,
+				cases[c].away_gid), 0);
+		EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), EACCES);
+		/* ... and back. */
+		ASSERT_EQ(chown(P(w.lower, cases[c].dir), cases[c].back_uid,
+				cases[c].back_gid), 0);
 		EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
-	/* The owner changes underneath: 100001 is no longer the owner. */
-	ASSERT_EQ(chown(P(w.lower, "d"), 5, 1), 0);
-	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), EACCES);
-	/* ... and back. */
-	ASSERT_EQ(chown(P(w.lower, "d"), 1, 1), 0);
-	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
-
-	/* The same with the group, through group-only access. */
-	snprintf(path, sizeof(path), "%s", P(w.mnt, "g/f"));
-	for (i = 0; i < 3; i++)
-		EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
-	ASSERT_EQ(chown(P(w.lower, "g"), 2, 6), 0);
-	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), EACCES);
-	ASSERT_EQ(chown(P(w.lower, "g"), 2, 1), 0);
-	EXPECT_EQ(stat_as(path, ID_SHIFT + 1, ID_SHIFT + 1), 0);
+	}
 }
 
 /* One IN_MODIFY on @ifd, after a write through @path. */
