@@ -3,9 +3,10 @@
  * FIFOs.  The pipe of a FIFO hangs off the inode it is opened through:
  * opened at our inode it would be a pipe of its own, and a reader in a
  * container and a writer on the host would never meet.  So open() opens
- * the lower FIFO, with the mounter's credentials as every lower call, and
- * the waiting for a partner, the data and the hang-up all happen on the
- * lower pipe, shared with the host and every other mount of the tree.
+ * the lower FIFO, and the waiting for a partner, the data and the hang-up
+ * all happen on the lower pipe, shared with the host and every other mount
+ * of the tree.  The lower file is the mounter's as every lower file is,
+ * but the caller opens it: the pipe is charged to the caller.
  * The pipe is the lower inode's: it is released by the real file's last
  * fput(), never by pipe_release() on ours.
  */
@@ -36,20 +37,30 @@ static struct file *shiftfs_fifo_real(struct file *file)
 }
 
 /*
- * May wait (interruptibly) for the other end, as fifo_open() does: with
- * the mounter's credentials installed, which only the lower open reads.
+ * May wait (interruptibly) for the other end, as fifo_open() does.
+ *
+ * Who may open was decided before we are called: the caller at our inode,
+ * the mounter at the lower one (shiftfs_permission()).  dentry_open()
+ * makes no access check of its own but the LSMs' security_file_open(),
+ * which judges the file's f_cred: the mounter's, as for every lower file.
+ * What opening costs it charges to current, though: the file to
+ * fs.file-max, and the pipe, made by the open that finds none, to
+ * current_user(), within fs.pipe-user-pages-soft/-hard unless current has
+ * CAP_SYS_RESOURCE or CAP_SYS_ADMIN (pipe_is_unprivileged_user()).  So no
+ * override here: with the mounter's creds installed, host root would pay,
+ * bound by no limit, for a full pipe per FIFO a container user opens,
+ * past every limit its own pipe() calls stop at.  The caller pays as it
+ * would underneath, and nothing in the open reads its ids.
  */
 static int shiftfs_fifo_open(struct inode *inode, struct file *file)
 {
 	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
-	const struct cred *old;
+	const struct cred *mounter = SHIFTFS_SB(inode->i_sb)->creator_cred;
 	struct file *real;
 	struct path lower;
 
 	shiftfs_lower_path(file_dentry(file), &lower);
-	old = shiftfs_creds_mounter(inode->i_sb);
-	real = dentry_open(&lower, flags, current_cred());
-	shiftfs_creds_revert(inode->i_sb, old);
+	real = dentry_open(&lower, flags, mounter);
 	if (IS_ERR(real))
 		return PTR_ERR(real);
 	file->private_data = real;
