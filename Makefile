@@ -9,7 +9,7 @@
 ##   all               (the default) build the module for KVER, and shiftctl
 ##   check             host tests and lint-fast, runner self-test, then the guest suite on every kernel of KVER_SERIES (or KVER)
 ##   test              check, then e2e in full on Debian 13 and E2E_SHORT_12 on Debian 12, one summary
-##   demo              the cover letter's scenes, narrated, in the cloud image guest
+##   demo              the cover letter's scenes, narrated, in the cloud image guest (Debian 13; KVER=6.1: Debian 12)
 ##   install           shiftctl, man page, LXC hook, module source for DKMS
 ## Build:
 ##   module            shiftfs.ko for KVER, against linux-headers-KVER (KDIR=... is refused)
@@ -261,9 +261,11 @@ test: setup
 	@$(TOP)/tests/check.sh -e "$(E2E_RUNS)" "$(KVERS)" $(BUILD) $(if $(TESTS),$(TESTS))
 
 # The narrated demo in the cloud image guest: the cover letter's scene, an
-# unprivileged LXC container on a root-owned rootfs, and arch emulation.
+# unprivileged LXC container on a root-owned rootfs, and arch emulation;
+# on Debian 13, the stable release (its 6.12), unless KVER names a kernel
+# (KVER=6.1: Debian 12).
 demo: setup
-	@$(MAKE) --no-print-directory e2e-demo KVER=$(KVER)
+	@$(MAKE) --no-print-directory e2e-demo KVER=$(if $(KVER_ASKED),$(KVER),$(KVER_6.12+deb13))
 
 # The cover letter's scene alone, in the fast busybox guest (~30 s).
 demo-fast: setup
@@ -291,12 +293,15 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 # (Debian's lxc package: /usr/share/lxc/{hooks,config}).
 LXCHOOKDIR := $(PREFIX)/share/lxc/hooks
 LXCCONFDIR := $(PREFIX)/share/lxc/config
+# AppArmor loads profiles from /etc/apparmor.d only, whatever the prefix.
+APPARMORDIR := /etc/apparmor.d
 # DKMS only looks in /usr/src, whatever the prefix.
 DKMSSRCDIR := /usr/src/shiftfs-$(VERSION)
 DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
 
 INSTALLED_USERSPACE := $(SBINDIR)/shiftctl $(MANDIR)/man8/shiftctl.8 \
-	$(COMPLETIONDIR)/shiftctl $(LXCHOOKDIR)/shiftfs $(LXCCONFDIR)/shiftfs.conf
+	$(COMPLETIONDIR)/shiftctl $(LXCHOOKDIR)/shiftfs $(LXCCONFDIR)/shiftfs.conf \
+	$(APPARMORDIR)/shiftfs-lxc-hook
 
 install: install-userspace install-dkms-src
 
@@ -308,6 +313,14 @@ install-userspace: shiftctl
 	install -d $(DESTDIR)$(LXCCONFDIR)
 	sed 's|@LXCHOOKDIR@|$(LXCHOOKDIR)|g' lxc-hook/shiftfs.conf > $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
 	chmod 644 $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
+	install -D -m 644 lxc-hook/shiftfs-lxc-hook.apparmor $(DESTDIR)$(APPARMORDIR)/shiftfs-lxc-hook
+	@# The hook's AppArmor profile, loaded where AppArmor runs (not into
+	@# a DESTDIR: a package loads it from its postinst).
+	@if [ -z "$(DESTDIR)" ] && [ -d /sys/kernel/security/apparmor ] && \
+	    command -v apparmor_parser > /dev/null; then \
+		echo "apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook"; \
+		apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook; \
+	fi
 
 install-dkms-src:
 	install -d $(DESTDIR)$(DKMSSRCDIR)
@@ -318,6 +331,10 @@ install-dkms-src:
 # Removes exactly what install put there, then the directories install
 # created if they are left empty.
 uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -f $(APPARMORDIR)/shiftfs-lxc-hook ] && \
+	    [ -d /sys/kernel/security/apparmor ] && command -v apparmor_parser > /dev/null; then \
+		apparmor_parser -R $(APPARMORDIR)/shiftfs-lxc-hook || true; \
+	fi
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_USERSPACE))
 	rm -f $(addprefix $(DESTDIR)$(DKMSSRCDIR)/,$(notdir $(DKMS_FILES)) dkms.conf)
 	-rmdir $(DESTDIR)$(DKMSSRCDIR) 2>/dev/null

@@ -66,18 +66,45 @@ struct hook {
 	char *rec;		/* this container's record */
 	char *key;		/* NAME@CONFIG */
 	int lockfd;
+	/*
+	 * The AppArmor profile confining the hook when it could not enter
+	 * its own (SHIFTFS_AA_PROFILE), and why; NULL when not confined or
+	 * in its own profile.
+	 */
+	char *aa_confined;
+	int aa_errno;
 };
 
-/* LXC logs what hooks print at DEBUG only: errors go to syslog too. */
-static void vsay(const struct hook *h, bool error, const char *fmt, va_list ap)
+/*
+ * The hook's own AppArmor profile (lxc-hook/shiftfs-lxc-hook.apparmor,
+ * installed in /etc/apparmor.d/ and loaded by make install and the
+ * shiftctl package).  liblxc runs hooks confined by the profile of
+ * lxc-start or lxc-copy (abstractions/lxc/start-container), whose mount
+ * rules allow hooks to mount under /var/lib/lxc only, and which allows
+ * "change_profile -> lxc-*": the hook changes into this profile, which
+ * allows the hook's own mounts (shiftfs, and the private bind of an
+ * overlay's lower layer) wherever the rootfs is, and no other.
+ */
+#define SHIFTFS_AA_PROFILE "lxc-shiftfs-hook"
+#define SHIFTFS_AA_FILE "/etc/apparmor.d/shiftfs-lxc-hook"
+/* What LXC's shipped profile lets hooks mount on. */
+#define LXC_AA_MOUNT_DIR "/var/lib/lxc/"
+
+/*
+ * What a hook prints reaches LXC's log at best at DEBUG (LXC 6.0 keeps
+ * none of it): errors, and the AppArmor profile the hook runs under, go
+ * to syslog too (LOG_ERR, LOG_INFO).
+ */
+static void vsay(const struct hook *h, int prio, const char *fmt, va_list ap)
 {
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s: shiftfs hook: %s\n", error ? "ERROR" : "INFO", msg);
-	if (error) {
+	fprintf(stderr, "%s: shiftfs hook: %s\n",
+		prio == LOG_ERR ? "ERROR" : "INFO", msg);
+	if (prio != LOG_DEBUG) {
 		openlog("shiftfs-lxc-hook", 0, LOG_USER);
-		syslog(LOG_ERR, "%s: %s", h && h->name ? h->name : "?", msg);
+		syslog(prio, "%s: %s", h && h->name ? h->name : "?", msg);
 		closelog();
 	}
 }
@@ -89,7 +116,7 @@ hook_err(const struct hook *h, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay(h, true, fmt, ap);
+	vsay(h, LOG_ERR, fmt, ap);
 	va_end(ap);
 	return EXIT_FAILURE;
 }
@@ -100,8 +127,120 @@ hook_info(const struct hook *h, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay(h, false, fmt, ap);
+	vsay(h, LOG_DEBUG, fmt, ap);
 	va_end(ap);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+hook_notice(const struct hook *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(h, LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- AppArmor ------------------------------------------------------------- */
+
+/*
+ * This process's AppArmor label, "unconfined" or "PROFILE (MODE)", into
+ * buf; -errno when there is no AppArmor (or another module answers).
+ */
+static int aa_current(char *buf, size_t size)
+{
+	static const char *const paths[] = {
+		"/proc/thread-self/attr/apparmor/current",
+		"/proc/thread-self/attr/current",
+	};
+	_cleanup_free_ char *text = NULL;
+	size_t i, len;
+	int ret = -ENOENT;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		ret = read_text(paths[i], &text);
+		if (!ret)
+			break;
+	}
+	if (ret)
+		return ret;
+	len = strcspn(text, "\n");
+	text[len] = '\0';
+	if (!len || len >= size)
+		return -EINVAL;
+	memcpy(buf, text, len + 1);
+	return 0;
+}
+
+static int aa_write_attr(const char *cmd)
+{
+	static const char *const paths[] = {
+		"/proc/thread-self/attr/apparmor/current",
+		"/proc/thread-self/attr/current",
+	};
+	size_t i, len = strlen(cmd);
+	int fd, ret = -ENOENT;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			continue;
+		}
+		ret = write(fd, cmd, len) == (ssize_t)len ? 0 : -errno;
+		close(fd);
+		return ret;
+	}
+	return ret;
+}
+
+/*
+ * Confined by another AppArmor profile (lxc-start's): enter the hook's
+ * own.  When that fails (not loaded), remember who confines the hook:
+ * pre-start refuses what that profile would deny, naming the fix.
+ */
+static void hook_apparmor(struct hook *h)
+{
+	char label[512], cmd[64], *mode;
+	int ret;
+
+	if (aa_current(label, sizeof(label)))
+		return;
+	mode = strstr(label, " (");
+	if (mode)
+		*mode = '\0';
+	if (!strcmp(label, "unconfined") || !strcmp(label, SHIFTFS_AA_PROFILE))
+		return;
+	snprintf(cmd, sizeof(cmd), "changeprofile %s", SHIFTFS_AA_PROFILE);
+	ret = aa_write_attr(cmd);
+	if (!ret) {
+		hook_notice(h, "%s: AppArmor: left profile %s for %s",
+			    lxchook_type_name(h->type), label,
+			    SHIFTFS_AA_PROFILE);
+		return;
+	}
+	h->aa_confined = strdup(label);
+	h->aa_errno = -ret;
+}
+
+/*
+ * pre-start, confined by a profile the hook could not leave: refuse a
+ * layout whose mounts LXC's shipped profile denies (anything outside
+ * /var/lib/lxc, and an overlay's lower bind) before marking anything.
+ */
+static int aa_check_layout(const struct hook *h)
+{
+	if (!h->aa_confined)
+		return 0;
+	if (!h->rfs.lower &&
+	    !strncmp(h->rootfs, LXC_AA_MOUNT_DIR, strlen(LXC_AA_MOUNT_DIR)))
+		return 0;
+	return hook_err(h, "AppArmor confines this hook with profile '%s', which lets hooks mount only under %s ('mount -> %s{**,}' in abstractions/lxc/start-container), and the hook could not enter its own profile %s (%s): %s cannot be shifted there. Load the hook's profile: apparmor_parser -r %s (make install and the shiftctl package install it)",
+			h->aa_confined, LXC_AA_MOUNT_DIR, LXC_AA_MOUNT_DIR,
+			SHIFTFS_AA_PROFILE, strerror(h->aa_errno),
+			h->rfs.lower ? "an overlay rootfs's lower layer" :
+				       h->rootfs,
+			SHIFTFS_AA_FILE);
 }
 
 /* ---- shiftctl's own commands ---------------------------------------------- */
@@ -678,6 +817,8 @@ static int pre_start(struct hook *h)
 					h->rootfs);
 		realpath_rootfs(h);
 	}
+	if (aa_check_layout(h))
+		return EXIT_FAILURE;
 	if (lock_state(h) || load_peers(h, &peers))
 		return EXIT_FAILURE;
 	if (read_mark(h, &mark)) {
@@ -942,6 +1083,7 @@ int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv)
 			 : !(h.rootfs = strdup(h.rfs.dir))))
 		return hook_err(&h, "out of memory");
 
+	hook_apparmor(&h);
 	switch (h.type) {
 	case LXCHOOK_PRE_START:
 		ret = pre_start(&h);
@@ -962,5 +1104,6 @@ int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv)
 	free(h.rootfs);
 	free(h.rec);
 	free(h.key);
+	free(h.aa_confined);
 	return ret;
 }

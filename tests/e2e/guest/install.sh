@@ -55,6 +55,16 @@ if [ -n "$(ls "$PAYLOAD/lxc-hook" 2>/dev/null)" ]; then
 	[ -f "$PAYLOAD/lxc-hook/shiftfs.conf" ] &&
 		sed 's|@LXCHOOKDIR@|/usr/local/share/lxc/hooks|g' \
 			"$PAYLOAD/lxc-hook/shiftfs.conf" > /usr/local/share/lxc/config/shiftfs.conf
+	# The hook's AppArmor profile, as make install puts and loads it.
+	if [ -f "$PAYLOAD/lxc-hook/shiftfs-lxc-hook.apparmor" ]; then
+		install -D -m 644 "$PAYLOAD/lxc-hook/shiftfs-lxc-hook.apparmor" \
+			/etc/apparmor.d/shiftfs-lxc-hook
+		if apparmor_parser -r /etc/apparmor.d/shiftfs-lxc-hook > "$state/apparmor.log" 2>&1; then
+			note "AppArmor profile lxc-shiftfs-hook loaded"
+		else
+			note "apparmor_parser -r /etc/apparmor.d/shiftfs-lxc-hook failed: $(cat "$state/apparmor.log")"
+		fi
+	fi
 fi
 note "project files installed at $(cut -d' ' -f1 /proc/uptime)s after boot"
 touch "$state/installed"
