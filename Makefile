@@ -340,8 +340,9 @@ uninstall:
 	-rmdir $(DESTDIR)$(DKMSSRCDIR) 2>/dev/null
 	@for d in $(SBINDIR) $(MANDIR)/man8 $(MANDIR) $(COMPLETIONDIR) \
 		$(PREFIX)/share/bash-completion $(LXCHOOKDIR) $(LXCCONFDIR) \
-		$(PREFIX)/share/lxc $(PREFIX)/share $(PREFIX) /usr/src /usr; do \
-		[ -n "$(DESTDIR)" ] || case $$d in /usr|/usr/src|/usr/local|/usr/share|/usr/local/share|/usr/sbin|/usr/local/sbin) continue;; esac; \
+		$(PREFIX)/share/lxc $(PREFIX)/share $(PREFIX) /usr/src /usr \
+		$(APPARMORDIR) /etc; do \
+		[ -n "$(DESTDIR)" ] || case $$d in /usr|/usr/src|/usr/local|/usr/share|/usr/local/share|/usr/sbin|/usr/local/sbin|/etc|/etc/apparmor.d) continue;; esac; \
 		rmdir $(DESTDIR)$$d 2>/dev/null || true; \
 	done
 

@@ -26,7 +26,7 @@ for f in /usr/local/sbin/shiftctl /usr/local/share/man/man8/shiftctl.8 \
 	 /usr/local/share/bash-completion/completions/shiftctl \
 	 /usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
 	 /usr/src/shiftfs-$version/dkms.conf /usr/src/shiftfs-$version/Kbuild \
-	 /usr/src/shiftfs-$version/super.c; do
+	 /usr/src/shiftfs-$version/super.c /etc/apparmor.d/shiftfs-lxc-hook; do
 	tap_check "installed $f" "[ -f '$dest$f' ]"
 done
 tap_check "shiftctl is executable" "[ -x '$dest/usr/local/sbin/shiftctl' ]"
