@@ -67,13 +67,14 @@ updmirror=$("$here/mirrors.sh" "$suite-updates" || true)
 # unless it is the only suite with the package)
 bpomirror=$("$here/mirrors.sh" "$suite-backports" || true)
 
-# Package lists from the files: step 1, then step 2 (after "#--- step 2").
+# Package lists from the files: step 1, then step 2 (after "#--- step
+# 2"), then step 3 (after "#--- step 3", installed with Recommends).
 pkglist() {
 	awk -v want="$1" '
 		FNR == 1 { step = 1 }
-		/^#--- step 2/ { step = 2; next }
+		/^#--- step [0-9]/ { step = $3; next }
 		/^[ \t]*(#|$)/ { next }
-		{ if ((step == 2) == (want == 2)) print $1 }' "$here/packages" "$extra"
+		{ if (step == want) print $1 }' "$here/packages" "$extra"
 }
 
 work=$cache/work-$kver
@@ -118,6 +119,7 @@ printf 'virtio_pci\nvirtio_blk\n' >> "$root/etc/initramfs-tools/modules"
 
 step1=$(pkglist 1 | tr '\n' ' ')
 step2=$(pkglist 2 | tr '\n' ' ')
+step3=$(pkglist 3 | tr '\n' ' ')
 
 cat > "$root/tmp/install.sh" <<EOF
 #!/bin/sh
@@ -135,6 +137,9 @@ echo "== apt step 1: \$step1"
 eatmydata apt-get install -y -q --no-install-recommends \$step1
 echo "== apt step 2: $step2"
 eatmydata apt-get install -y -q --no-install-recommends $step2
+# As "apt-get install lxc" leaves a system: Recommends included.
+echo "== apt step 3 (with Recommends): $step3"
+eatmydata apt-get install -y -q -o APT::Install-Recommends=true $step3
 echo "\$kpkg" > /tmp/kernel-package
 EOF
 chmod 755 "$root/tmp/install.sh"
@@ -188,8 +193,8 @@ EOF
 echo 'policy: enabled' > "$root/etc/cloud/ds-identify.cfg"
 # Nothing that runs on a timer or wants a network: a quiet, quick boot.
 for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
-	e2scrub_reap.service fstrim.timer man-db.timer lxc-net.service \
-	lxc.service lxc-monitord.service getty@tty1.service systemd-logind.service \
+	e2scrub_reap.service fstrim.timer man-db.timer \
+	getty@tty1.service systemd-logind.service \
 	systemd-networkd-wait-online.service; do
 	ln -sf /dev/null "$root/etc/systemd/system/$u"
 done

@@ -13,7 +13,8 @@
 # (tests/lib/tap.sh), the .debs of the guest's Debian release
 # (BUILD_DIR/deb/RELEASE/, make deb), the foreign busybox
 # (fetch-foreign.sh), the arm64 build image's repository
-# (images/arm64/build-image.sh).
+# (images/arm64/build-image.sh), and the container rootfs of $CTROOT
+# (build-ctroot.sh's directory) as ctroot.tar.
 # What is missing is left out; the guest says so and the scenarios that
 # need it fail with the reason.
 set -eu
@@ -51,6 +52,10 @@ done
 for r in "$build"/arm64/image-*/repo; do
 	[ -f "$r/Packages" ] && cp -r "$r" "$stage/arm64-repo"
 done
+# The Debian rootfs of the systemd containers (build-ctroot.sh).
+if [ -n "${CTROOT:-}" ] && [ -f "$CTROOT/rootfs.tar" ]; then
+	cp "$CTROOT/rootfs.tar" "$stage/ctroot.tar"
+fi
 {
 	echo "kernel=$kver"
 	echo "debs=$debdir"

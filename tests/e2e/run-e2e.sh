@@ -101,6 +101,13 @@ if [ -z "$base" ]; then
 	exit 1
 fi
 
+# The Debian rootfs the systemd containers boot (s1, s7): cached like the
+# base, delivered on the payload disk.
+release=$("$top/images/kver.sh" -b "$build" -s "$kver" 2>/dev/null)
+image ctroot "container rootfs ($debian)" "the $debian container rootfs (systemd, debootstrap, cached)" \
+	"$cloud/build-ctroot.sh" "$release" "$build"
+[ -n "$ctroot" ] || note "no container rootfs: the systemd containers will fail"
+
 # The arm64 build image (scenario 8): built once and cached like the base;
 # each run boots a throw-away overlay of it as a disk of its own.
 arm64=
@@ -118,7 +125,7 @@ mkdir -p "$logs"
 "$cloud/fetch-foreign.sh" arm64 "$build" || note "no arm64 busybox: scenario 3 will fail"
 [ -f "$build/$kver/shiftfs.ko" ] || note "$build/$kver/shiftfs.ko is missing (make module KVER=$kver)"
 [ -x "$build/shiftctl/shiftctl" ] || note "$build/shiftctl/shiftctl is missing (make shiftctl)"
-"$cloud/mkpayload.sh" "$kver" "$build" "$run/payload.img" || exit 1
+CTROOT=$ctroot "$cloud/mkpayload.sh" "$kver" "$build" "$run/payload.img" || exit 1
 "$cloud/mkseed.sh" "$run/seed.img" || exit 1
 qemu-img create -q -f qcow2 -b "$base/base.qcow2" -F qcow2 "$run/overlay.qcow2" || exit 1
 disks=()

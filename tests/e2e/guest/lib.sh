@@ -69,20 +69,21 @@ INIT
 owners() { (cd "$1" && find . -xdev -printf '%U:%G %m %p\n' | sort -k3); }
 
 # lxc_config NAME ROOTFS_PATH [EXTRA LINES...]: an unprivileged container
-# (root = host 100000) started by root, no network.
+# (root = host 100000) started by root, with LXC's defaults as lxc-create
+# writes them (/etc/lxc/default.conf: a veth on lxc-net's lxcbr0, the
+# AppArmor profile LXC generates), then what a busybox init needs, then
+# EXTRA.  /var/lib/lxc stays as Debian makes it.
 lxc_config() {
 	_name=$1 _rootfs=$2
 	shift 2
 	mkdir -p "/var/lib/lxc/$_name" "$_rootfs"
-	chmod 755 /var/lib/lxc "/var/lib/lxc/$_name"
 	{
+		cat /etc/lxc/default.conf
 		echo "lxc.uts.name = $_name"
 		echo "lxc.rootfs.path = dir:$_rootfs"
 		echo "lxc.idmap = u 0 100000 65536"
 		echo "lxc.idmap = g 0 100000 65536"
 		echo "lxc.init.cmd = /sbin/init"
-		echo "lxc.net.0.type = empty"
-		echo "lxc.apparmor.profile = unconfined"
 		echo "lxc.mount.auto = proc:mixed sys:ro"
 		echo "lxc.autodev = 1"
 		echo "lxc.tty.max = 0"
@@ -95,6 +96,96 @@ lxc_config() {
 	} > "/var/lib/lxc/$_name/config"
 	mkdir -p /var/log/lxc
 	: > "/var/log/lxc/$_name.log"
+}
+
+# debian_rootfs DIR: the Debian root filesystem of the payload
+# (images/cloud/build-ctroot.sh: systemd, ifupdown with DHCP), owned by 0:0
+# on disk like any image; fails when the payload has none.
+debian_rootfs() {
+	[ -f "$PAYLOAD/ctroot.tar" ] || {
+		echo "no ctroot.tar in the payload (images/cloud/build-ctroot.sh)"
+		return 1
+	}
+	rm -rf "$1"
+	mkdir -p "$1"
+	tar --numeric-owner --xattrs --xattrs-include='*' -C "$1" -xf "$PAYLOAD/ctroot.tar"
+}
+
+# lxc_config_debian NAME ROOTFS_PATH [EXTRA LINES...]: a Debian container
+# with systemd as init, configured as lxc-create leaves an unprivileged
+# one: /etc/lxc/default.conf (veth on lxcbr0, LXC's generated AppArmor
+# profile), LXC's common.conf and userns.conf, then EXTRA.
+lxc_config_debian() {
+	_name=$1 _rootfs=$2
+	shift 2
+	mkdir -p "/var/lib/lxc/$_name"
+	{
+		cat /etc/lxc/default.conf
+		echo "lxc.include = /usr/share/lxc/config/common.conf"
+		echo "lxc.include = /usr/share/lxc/config/userns.conf"
+		echo "lxc.arch = linux64"
+		echo "lxc.uts.name = $_name"
+		echo "lxc.rootfs.path = dir:$_rootfs"
+		echo "lxc.idmap = u 0 100000 65536"
+		echo "lxc.idmap = g 0 100000 65536"
+		echo "lxc.log.file = /var/log/lxc/$_name.log"
+		echo "lxc.log.level = INFO"
+		for l in "$@"; do echo "$l"; done
+	} > "/var/lib/lxc/$_name/config"
+	mkdir -p /var/log/lxc
+	: > "/var/log/lxc/$_name.log"
+}
+
+# system_state NAME: systemd's word on the container's boot (waits up to
+# 120 s), and on "degraded" the failed units, on one line.
+system_state() {
+	# (until systemd has its socket, systemctl cannot ask it)
+	for _i in $(seq 1 90); do
+		_st=$(timeout 20 lxc-attach -n "$1" --clear-env -v PATH=/usr/bin:/bin -- \
+			systemctl is-system-running 2>&1)
+		case $_st in *" bus "*|*"connect"*) sleep 2 ;; *) break ;; esac
+	done
+	_st=$(timeout 150 lxc-attach -n "$1" --clear-env -v PATH=/usr/bin:/bin -- \
+		timeout 120 systemctl is-system-running --wait 2>&1)
+	case $_st in
+	degraded)
+		_st="degraded ($(timeout 30 lxc-attach -n "$1" --clear-env -v PATH=/usr/bin:/bin -- \
+			systemctl --failed --no-legend --plain 2>&1 | awk '{ print $1 }' | tr '\n' ' '))" ;;
+	esac
+	echo "$_st"
+}
+# systemd_ok NAME: one test, the container's systemd says running or
+# degraded (the reason shown).
+systemd_ok() {
+	_st=$(system_state "$1")
+	case $_st in
+	running|degraded*) tap_ok "$1 booted systemd: systemctl is-system-running says $_st" ;;
+	*) tap_not_ok "$1 booted systemd: systemctl is-system-running says running or degraded"
+	   tap_diag "it says: $_st" ;;
+	esac
+}
+# network_ok NAME: one test, the container has an IPv4 address from
+# lxc-net's DHCP on eth0 and reaches the host's end of lxcbr0.
+network_ok() {
+	_br=$(ip -4 -o addr show dev lxcbr0 2>/dev/null | awk '{ split($4, a, "/"); print a[1] }')
+	_addr=
+	for _i in $(seq 1 60); do
+		_addr=$(timeout 20 lxc-attach -n "$1" --clear-env -v PATH=/usr/bin:/bin -- \
+			ip -4 -o addr show dev eth0 2>/dev/null | awk '{ split($4, a, "/"); print a[1] }')
+		[ -n "$_addr" ] && break
+		sleep 1
+	done
+	if [ -n "$_br" ] && [ -n "$_addr" ] &&
+	   timeout 30 lxc-attach -n "$1" --clear-env -v PATH=/usr/bin:/bin -- \
+		ping -c 1 -W 5 "$_br" > /dev/null 2>&1; then
+		tap_ok "$1 got $_addr from lxc-net's DHCP and reaches the host at $_br"
+	else
+		tap_not_ok "$1 got an address from lxc-net's DHCP and reaches the host"
+		tap_diag "lxcbr0: '${_br}', eth0: '${_addr}'; lxc-net: $(systemctl is-active lxc-net 2>&1)"
+		timeout 60 lxc-attach -n "$1" --clear-env -v PATH=/usr/bin:/bin -- sh -c \
+			'ip -o addr; systemctl --no-pager status networking | grep -E "Active|Process"; journalctl -q --no-pager -u networking | tail -n 8; ps -ef | grep -E "dhclient|dhcpcd" | grep -v grep' 2>&1 |
+			sed 's/^/#   /' 
+	fi
 }
 
 # start_container NAME: start it detached and wait until it runs; on

@@ -57,7 +57,7 @@ cat /run/shiftfs-e2e/install.tap > "$TAP" 2>/dev/null
 out "# program: s0-boot"
 {
 	echo "TAP version 13"
-	echo "1..1"
+	echo "1..2"
 	name="cloud-init found its configuration and the seed's valid"
 	cilog=/var/log/cloud-init.log
 	invalid='Invalid cloud-config provided|cloud-config failed schema validation'
@@ -70,6 +70,28 @@ out "# program: s0-boot"
 			head -n 12 | sed 's/^/#   /'
 	else
 		echo "ok 1 $name"
+	fi
+	# The system users have: AppArmor enforcing, with the profiles LXC
+	# ships (lxc-start's, lxc-copy's on Debian 13, the containers')
+	# loaded, and the hook's own (install.sh loads it, as make install).
+	name="AppArmor is enforcing with LXC's profiles and the hook's loaded"
+	aa=/sys/kernel/security/apparmor/profiles
+	want="/usr/bin/lxc-start lxc-container-default-cgns lxc-shiftfs-hook"
+	[ -e /etc/apparmor.d/usr.bin.lxc-copy ] && want="$want /usr/bin/lxc-copy"
+	missing=
+	for p in $want; do
+		grep -qxF "$p (enforce)" $aa 2>/dev/null || missing="$missing $p"
+	done
+	if [ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" != Y ]; then
+		echo "not ok 2 $name"
+		echo "# AppArmor is not enabled: $(cat /proc/cmdline)"
+	elif [ -n "$missing" ]; then
+		echo "not ok 2 $name"
+		echo "# not loaded in enforce mode:$missing"
+		sed 's/^/#   loaded: /' $aa 2>/dev/null | head -n 40
+	else
+		echo "ok 2 $name: $(wc -l < $aa) profiles, $(grep -c '(enforce)' $aa) enforcing, LSMs $(cat /sys/kernel/security/lsm 2>/dev/null)"
+		grep -E 'lxc|shiftfs' $aa | sed 's/^/#   /'
 	fi
 } > "$TAP"
 out "# exit: s0-boot 0"

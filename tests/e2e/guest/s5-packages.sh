@@ -4,15 +4,16 @@
 # without the project (the payload's copy is taken away first), install
 # the two .deb files with apt, watch DKMS build the module for the running
 # kernel, modprobe it, "shiftctl check" all green, one shifted mount; then
-# "apt-get remove" leaves no file of ours behind (file lists compared).
+# "apt-get purge" leaves no file of ours behind (file lists compared; a
+# plain remove keeps the AppArmor profile, a conffile, as Debian does).
 . "$(dirname "$0")/lib.sh"
 
 rel=$(uname -r)
 work=/srv/s5
 tap_start
-tap_plan 8
+tap_plan 9
 
-say "Scenario 5: the .deb packages, DKMS and apt-get remove"
+say "Scenario 5: the .deb packages, DKMS and apt-get purge"
 
 # What the system holds, less what changes by itself while it runs.
 snapshot() {
@@ -38,8 +39,10 @@ fi
 say "Take the payload's copy of the project away: a system without shiftfs"
 grep -q ' shiftfs ' /proc/mounts && umount -a -t shiftfs 2>/dev/null
 rmmod shiftfs 2>/dev/null
+apparmor_parser -R /etc/apparmor.d/shiftfs-lxc-hook 2>/dev/null
 rm -f "/lib/modules/$rel/extra/shiftfs.ko" /usr/local/sbin/shiftctl \
-	/usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf
+	/usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
+	/etc/apparmor.d/shiftfs-lxc-hook
 depmod -a "$rel"
 if ! modinfo shiftfs >/dev/null 2>&1 && ! command -v shiftctl >/dev/null &&
    ! grep -qw shiftfs /proc/filesystems; then
@@ -62,6 +65,8 @@ tap_diag "install took $(awk -v t="$t0" '{ printf "%.0f", $1 - t }' /proc/uptime
 show "dkms status shiftfs"
 tap_run "DKMS built and installed shiftfs for the running kernel" \
 	sh -c "dkms status shiftfs | grep -F '$rel' | grep -q installed"
+tap_run "the package loaded the LXC hook's AppArmor profile (lxc-shiftfs-hook)" \
+	grep -qx 'lxc-shiftfs-hook (enforce)' /sys/kernel/security/apparmor/profiles
 
 say "Load it and ask shiftctl what this kernel supports"
 tap_run "modprobe shiftfs" modprobe shiftfs
@@ -78,19 +83,19 @@ tap_eq "the packaged tools shift 0:0 to 100000:100000" \
 shiftctl umount "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null
 rmmod shiftfs 2>/dev/null
 
-say "apt-get remove: DKMS takes its builds away, nothing of ours is left"
-if out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y -q shiftfs-dkms shiftctl 2>&1); then
-	tap_ok "apt-get remove shiftfs-dkms shiftctl"
+say "apt-get purge: DKMS takes its builds away, nothing of ours is left"
+if out=$(DEBIAN_FRONTEND=noninteractive apt-get purge -y -q shiftfs-dkms shiftctl 2>&1); then
+	tap_ok "apt-get purge shiftfs-dkms shiftctl"
 else
-	tap_not_ok "apt-get remove shiftfs-dkms shiftctl"
+	tap_not_ok "apt-get purge shiftfs-dkms shiftctl"
 	tap_diag "$out"
 fi
 snapshot > /run/s5-after
 left=$(diff /run/s5-before /run/s5-after)
 if [ -z "$left" ]; then
-	tap_ok "the file list after remove equals the one before install"
+	tap_ok "the file list after purge equals the one before install"
 else
-	tap_not_ok "the file list after remove equals the one before install"
+	tap_not_ok "the file list after purge equals the one before install"
 	tap_diag "$left"
 fi
 rm -rf "$work"
