@@ -46,7 +46,7 @@ esac
 pkgs="gcc make libc6-dev pkg-config libmount-dev libcap-dev libblkid-dev
 libsmartcols-dev"
 # make deb: dpkg-buildpackage with debhelper and dh-dkms, then lintian.
-debpkgs="dpkg-dev debhelper dh-dkms dh-apparmor lintian"
+debpkgs="dpkg-dev debhelper dh-dkms lintian"
 # Headers of bookworm's kernels go on the host; the module is built for
 # any other Debian release's kernel in a chroot of that release
 # (images/chroot.sh, made with mmdebstrap), never on the host.

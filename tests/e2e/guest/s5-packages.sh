@@ -11,7 +11,7 @@
 rel=$(uname -r)
 work=/srv/s5
 tap_start
-tap_plan 9
+tap_plan 10
 
 say "Scenario 5: the .deb packages, DKMS and apt-get purge"
 
@@ -98,5 +98,7 @@ else
 	tap_not_ok "the file list after purge equals the one before install"
 	tap_diag "$left"
 fi
+loaded=$(grep -x 'lxc-shiftfs-hook (enforce)' /sys/kernel/security/apparmor/profiles)
+tap_eq "the package unloaded the hook's AppArmor profile" "$loaded" ""
 rm -rf "$work"
 tap_done
