@@ -13,7 +13,8 @@
 # tree, numeric owners), DIR/info.  Cached under
 # BUILD_DIR/cloud/ctroot-RELEASE-KEY, KEY a hash of this script, and
 # delivered on the payload disk (mkpayload.sh), not baked into the base
-# image; .debs are shared with it (BUILD_DIR/cloud/debs-RELEASE).
+# image, and built beside it (run-e2e.sh), its .debs in
+# BUILD_DIR/cloud/debs-ctroot-RELEASE.
 set -eu
 
 say() { echo "build-ctroot: $*" >&2; }
@@ -34,13 +35,14 @@ key=$( { echo "$suite"; cat "$here/build-ctroot.sh"; } | sha256sum | cut -c1-12)
 cache=$build/cloud
 out=$cache/ctroot-$suite-$key
 . "$here/../cache.sh"
-cache_reuse "$cache" "$out" "container rootfs"
+# (a lock of its own: it is built while build-image.sh holds the base's)
+cache_reuse "$cache/ctroot-lock" "$out" "container rootfs"
 
 mirror=$("$here/mirrors.sh" "$suite") ||
 	die "no $suite mirror found in the host's apt sources"
 work=$cache/ctwork-$suite
 root=$work/root
-debs=$cache/debs-$suite
+debs=$cache/debs-ctroot-$suite
 rm -rf "$work" "$out"
 mkdir -p "$root" "$debs" "$work/out"
 t0=$(date +%s)

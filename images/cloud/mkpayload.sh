@@ -63,7 +63,8 @@ fi
 	echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > "$stage/info"
 
+# Room for ext4's own metadata and journal: an eighth more, and 32 MiB.
 kib=$(du -sk "$stage" | cut -f1)
 rm -f "$out"
 mke2fs -q -t ext4 -L shiftfs-payload -E root_owner=0:0 -d "$stage" "$out" \
-	"$(( kib + 16384 ))k" >/dev/null
+	"$(( kib + kib / 8 + 32768 ))k" >/dev/null

@@ -93,20 +93,39 @@ image() {
 	printf -v "$var" '%s' "$dir"
 }
 
+# The Debian rootfs the systemd containers boot (s1, s7): cached like the
+# base and delivered on the payload disk; built in the background beside
+# the base image (each has its own .deb cache and lock), since on a cold
+# run both are mostly waiting on dpkg and the network.
+release=$("$top/images/kver.sh" -b "$build" -s "$kver" 2>/dev/null)
+mkdir -p "$build/cloud"
+ctlog=$build/cloud/ctroot-$release.log
+t_ct=$(date +%s)
+[ $demo -eq 1 ] && note "the $debian container rootfs (systemd, debootstrap, cached), in the background"
+"$cloud/build-ctroot.sh" "$release" "$build" > "$ctlog" 2>&1 &
+ctpid=$!
+
 image base "base image ($debian)" "the $debian cloud image (debootstrap, cached after the first build)" \
 	"$cloud/build-image.sh" "$kver" "$build"
 if [ -z "$base" ]; then
+	kill "$ctpid" 2>/dev/null
+	wait "$ctpid"
 	note "the base image could not be built"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 
-# The Debian rootfs the systemd containers boot (s1, s7): cached like the
-# base, delivered on the payload disk.
-release=$("$top/images/kver.sh" -b "$build" -s "$kver" 2>/dev/null)
-image ctroot "container rootfs ($debian)" "the $debian container rootfs (systemd, debootstrap, cached)" \
-	"$cloud/build-ctroot.sh" "$release" "$build"
-[ -n "$ctroot" ] || note "no container rootfs: the systemd containers will fail"
+# The container rootfs, built beside the base image, is needed from here.
+wait "$ctpid"
+ctroot=$(tail -n 1 "$ctlog")
+if [ -f "$ctroot/.done" ]; then
+	t_ct=$(( $(date +%s) - t_ct ))
+	timed "container rootfs ($debian) ($( [ $t_ct -le 5 ] && echo cached || echo built))" $t_ct
+else
+	ctroot=
+	tail -n 20 "$ctlog" | sed 's/^/  /'
+	note "no container rootfs: the systemd containers will fail"
+fi
 
 # The arm64 build image (scenario 8): built once and cached like the base;
 # each run boots a throw-away overlay of it as a disk of its own.

@@ -17,7 +17,7 @@
 disk=/srv/images/c1
 ct=c1
 tap_start
-tap_plan 15
+tap_plan 16
 
 say "Scenario 1: an unprivileged container on a root-owned rootfs"
 if ! out=$(debian_rootfs "$disk"); then
@@ -135,6 +135,36 @@ else
 	timeout 30 lxc-stop -n $ct -k >/dev/null 2>&1
 fi
 show "apparmor_parser -r /etc/apparmor.d/shiftfs-lxc-hook"
+
+say "Why the hook has a profile of its own: what lxc-start's denies it"
+# The hook's two mounts, run as root under lxc-start's profile: the mark
+# outside /var/lib/lxc (a move_mount() of a detached mount, mediated where
+# the kernel says so: 6.12, 7.x), and an overlay's lower-layer bind.
+aa_move=/sys/kernel/security/apparmor/features/mount/move_mount
+probe=/run/shiftfs-e2e/bindprobe
+mkdir -p $probe
+aa-exec -p /usr/bin/lxc-start -- shiftctl mark --uidmap 0:100000:65536 \
+	--gidmap 0:100000:65536 "$disk" > /run/shiftfs-e2e/c1-aamark 2>&1
+rc1=$?
+aa-exec -p /usr/bin/lxc-start -- mount --bind /srv/images $probe > /run/shiftfs-e2e/c1-aabind 2>&1
+rc2=$?
+d1=$(dmesg | grep 'apparmor="DENIED" operation="mount"' | grep 'profile="/usr/bin/lxc-start"' |
+	grep -F "name=\"$disk/\"" | tail -n 1)
+d2=$(dmesg | grep 'apparmor="DENIED" operation="mount"' | grep 'profile="/usr/bin/lxc-start"' |
+	grep -F "name=\"$probe/\"" | tail -n 1)
+echo "# mark: exit $rc1, kernel: ${d1:-nothing}"
+echo "# bind: exit $rc2, kernel: ${d2:-nothing}"
+if [ -e $aa_move ]; then want_mark=denied; else want_mark=allowed; fi
+if [ $rc1 -ne 0 ] && [ -n "$d1" ]; then got_mark=denied; elif [ $rc1 -eq 0 ]; then got_mark=allowed; else got_mark="failed ($(cat /run/shiftfs-e2e/c1-aamark))"; fi
+[ $rc1 -eq 0 ] && shiftctl unmark "$disk" > /dev/null 2>&1
+mountpoint -q $probe && umount $probe
+if [ "$got_mark" = "$want_mark" ] && [ $rc2 -ne 0 ] && [ -n "$d2" ]; then
+	tap_ok "under lxc-start's profile the mark of $disk is $want_mark (this kernel), an overlay's lower bind denied"
+else
+	tap_not_ok "under lxc-start's profile the mark of $disk is $want_mark (this kernel), an overlay's lower bind denied"
+	tap_diag "mark $got_mark; bind exit $rc2: $(cat /run/shiftfs-e2e/c1-aabind)"
+fi
+rmdir $probe
 
 say "A container whose hook is broken (wrong path) fails, and says why"
 lxc_config c1-broken /var/lib/lxc/c1-broken/rootfs \
