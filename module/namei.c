@@ -315,13 +315,37 @@ static __always_inline int shiftfs_revalidate_fast(struct dentry *dentry)
 	return 1;
 }
 
+/*
+ * RCU walk: owner, group and mode as they are underneath before the VFS
+ * reads them.  A trailing symlink's owner (fs.protected_symlinks), the
+ * setuid bit and owner of a link source (protected_hardlinks) and, from
+ * 6.12 where an O_CREAT open of what exists stays in RCU walk, the
+ * owner of the file (protected_fifos, protected_regular) are checked on
+ * our inode without a ->permission() call first: a chown or chmod made
+ * underneath (by the host, or through another mount of the tree) must
+ * count there as on the plain tree.  Ref walk refreshes them in
+ * shiftfs_revalidate_common().  A handful of loads, stores on change
+ * only (shiftfs_copy_access()).
+ */
+static __always_inline void shiftfs_revalidate_access(struct dentry *dentry)
+{
+	struct inode *inode = d_inode_rcu(dentry);
+
+	if (inode)
+		shiftfs_copy_access(inode);
+}
+
 static int shiftfs_d_revalidate(SHIFTFS_D_REVALIDATE_ARGS)
 {
-	if (likely(flags & LOOKUP_RCU)) {
-		int ret = shiftfs_revalidate_fast(dentry);
+	int ret;
 
-		if (likely(ret))
-			return ret;
+	if (likely(flags & LOOKUP_RCU)) {
+		ret = shiftfs_revalidate_fast(dentry);
+		if (unlikely(!ret))
+			ret = shiftfs_revalidate_common(dentry, flags, false);
+		if (likely(ret > 0))
+			shiftfs_revalidate_access(dentry);
+		return ret;
 	}
 	return shiftfs_revalidate_common(dentry, flags, false);
 }
