@@ -882,20 +882,44 @@ static int pre_start(struct hook *h)
 	return 0;
 }
 
+static int proc_map(pid_t pid, const char *which, struct idmap *map);
+
+/*
+ * pre-mount's refusal, with what decides it: the error, this namespace's
+ * maps and the mark's (shiftctl mount printed its own line above; LXC
+ * 6.0 keeps none of it, syslog does).
+ */
+static int mount_failed(const struct hook *h, const char *what, int e)
+{
+	struct lxchook_mark mark;
+	struct idmap uid, gid;
+	char ns[1100] = "?", mk[1100] = "no mark";
+	bool mounted, shiftfs;
+
+	if (!proc_map(getpid(), "uid_map", &uid) &&
+	    !proc_map(getpid(), "gid_map", &gid))
+		lxchook_maps_text(&uid, &gid, ns, sizeof(ns));
+	if (!top_mount(h->rootfs, &mounted, &shiftfs, &mark) && mark.present)
+		lxchook_maps_text(&mark.uid, &mark.gid, mk, sizeof(mk));
+	return hook_err(h, "cannot shift-mount %s from its mark %s in %s's user namespace: %s (this namespace: %s; the mark: %s)",
+			what, h->rootfs, h->name, e ? strerror(e) : "failed",
+			ns, mk);
+}
+
 static int pre_mount(const struct hook *h)
 {
 	if (h->rfs.lower) {
 		/* over LOWER, where liblxc's overlay mount looks for it next */
+		errno = 0;
 		if (sc_mount(h->rootfs, h->rfs.lower))
-			return hook_err(h, "cannot shift-mount %s from its mark %s in %s's user namespace",
-					h->rfs.lower, h->rootfs, h->name);
+			return mount_failed(h, h->rfs.lower, errno);
 		hook_info(h, "%s (the overlay's lower layer) shifted in %s's mount namespace",
 			  h->rfs.lower, h->name);
 		return 0;
 	}
+	errno = 0;
 	if (sc_mount(h->rootfs, h->rootfs))
-		return hook_err(h, "cannot shift-mount %s from its mark in %s's user namespace",
-				h->rootfs, h->name);
+		return mount_failed(h, h->rootfs, errno);
 	hook_info(h, "%s shifted in %s's mount namespace", h->rootfs, h->name);
 	return 0;
 }
@@ -980,6 +1004,26 @@ static int start_host(struct hook *h)
 	return status;
 }
 
+/*
+ * The record is another start's of this very container, and that start
+ * lives: a post-stop of a failed start can run late, after the next
+ * lxc-start's pre-start (same NAME@CONFIG record) marked the rootfs again
+ * or shared the mark: its record, its mark and its bind are the new
+ * start's, not ours to drop.
+ */
+static bool newer_start(const struct hook *h, const struct lxchook_record *rec)
+{
+	struct lxchook_proc me = start_owner();
+
+	if (!rec->owner.pid || (rec->owner.pid == me.pid &&
+				rec->owner.start == me.start) ||
+	    !record_alive(rec))
+		return false;
+	hook_info(h, "a newer start of %s (process %d) owns its record: its mark stays",
+		  h->name, (int)rec->owner.pid);
+	return true;
+}
+
 static int post_stop(struct hook *h)
 {
 	struct lxchook_record rec;
@@ -993,6 +1037,12 @@ static int post_stop(struct hook *h)
 		/* a start that failed before start-host left the bind and its mark */
 		if (lock_state(h))
 			return EXIT_FAILURE;
+		if (!read_record(h->rec, &rec)) {
+			ret = newer_start(h, &rec);
+			lxchook_record_free(&rec);
+			if (ret)
+				return 0;
+		}
 		unlink(h->rec);
 		return drop_lower(h);
 	}
@@ -1004,6 +1054,10 @@ static int post_stop(struct hook *h)
 	ret = read_record(h->rec, &rec);
 	if (ret == -ENOENT)
 		return 0;
+	if (!ret && newer_start(h, &rec)) {
+		lxchook_record_free(&rec);
+		return 0;
+	}
 	unlink(h->rec);
 	if (ret)
 		return 0;

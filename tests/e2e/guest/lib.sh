@@ -200,6 +200,14 @@ start_container() {
 	tap_diag "its log (/var/log/lxc/$1.log) says:"
 	grep -E 'ERROR|WARN' "/var/log/lxc/$1.log" 2>/dev/null | tail -n 15 |
 		sed 's/^/#   /'
+	journalctl -q -o cat -t shiftfs-lxc-hook -n 6 2>&1 | sed 's/^/#   hook: /'
+	dmesg | grep 'apparmor="DENIED"' | tail -n 4 | sed 's/^/#   kernel: /'
+	# (a daemonized LXC 6.0 start logs no ERROR: once more in the
+	# foreground, for its errors)
+	timeout 90 lxc-start -F -n "$1" < /dev/null 2>&1 | grep -E 'ERROR|WARN|shiftctl|shiftfs' |
+		tail -n 12 | sed 's/^/#   foreground: /'
+	timeout 30 lxc-stop -n "$1" -k > /dev/null 2>&1
+	grep -a -e ' - shiftfs ' -e ' /srv/images' /proc/self/mountinfo | sed 's/^/#   mounted: /'
 	return 1
 }
 

@@ -357,11 +357,10 @@ clean_host
 # ---- autostart --------------------------------------------------------------
 step "lxc.service: the unit that runs lxc-autostart at boot"
 ct_config $ct "lxc.start.auto = 1"
-# The base image masks lxc.service (a quiet boot for the other scenarios):
-# unmask it and start it the way boot does, in systemd's environment.
-systemctl unmask lxc.service > /dev/null 2>&1
-systemctl daemon-reload
-if timeout 180 systemctl start lxc.service > "$state/autostart.out" 2>&1 &&
+# Debian enables lxc.service and it ran at boot, before $ct was marked
+# for autostart: restart it, which runs lxc-autostart as boot does, in
+# systemd's environment.
+if timeout 180 systemctl restart lxc.service > "$state/autostart.out" 2>&1 &&
    timeout 60 lxc-wait -n $ct -s RUNNING -t 30 >/dev/null 2>&1 &&
    [ "$(in_ct $ct stat -c %u:%g /bin/busybox 2>&1)" = 0:0 ]; then
 	tap_ok "lxc.service (lxc-autostart at boot) brings $ct up shifted"
