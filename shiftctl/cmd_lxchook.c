@@ -143,22 +143,24 @@ hook_notice(const struct hook *h, const char *fmt, ...)
 
 /* ---- AppArmor ------------------------------------------------------------- */
 
+/* This thread's label: AppArmor's own file, else the legacy shared one. */
+static const char *const aa_attr_paths[] = {
+	"/proc/thread-self/attr/apparmor/current",
+	"/proc/thread-self/attr/current",
+};
+
 /*
  * This process's AppArmor label, "unconfined" or "PROFILE (MODE)", into
  * buf; -errno when there is no AppArmor (or another module answers).
  */
 static int aa_current(char *buf, size_t size)
 {
-	static const char *const paths[] = {
-		"/proc/thread-self/attr/apparmor/current",
-		"/proc/thread-self/attr/current",
-	};
 	_cleanup_free_ char *text = NULL;
 	size_t i, len;
 	int ret = -ENOENT;
 
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		ret = read_text(paths[i], &text);
+	for (i = 0; i < sizeof(aa_attr_paths) / sizeof(aa_attr_paths[0]); i++) {
+		ret = read_text(aa_attr_paths[i], &text);
 		if (!ret)
 			break;
 	}
@@ -174,15 +176,11 @@ static int aa_current(char *buf, size_t size)
 
 static int aa_write_attr(const char *cmd)
 {
-	static const char *const paths[] = {
-		"/proc/thread-self/attr/apparmor/current",
-		"/proc/thread-self/attr/current",
-	};
 	size_t i, len = strlen(cmd);
 	int fd, ret = -ENOENT;
 
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+	for (i = 0; i < sizeof(aa_attr_paths) / sizeof(aa_attr_paths[0]); i++) {
+		fd = open(aa_attr_paths[i], O_WRONLY | O_CLOEXEC);
 		if (fd < 0) {
 			ret = -errno;
 			continue;
@@ -882,7 +880,19 @@ static int pre_start(struct hook *h)
 	return 0;
 }
 
-static int proc_map(pid_t pid, const char *which, struct idmap *map);
+/* /proc/PID/uid_map or gid_map, sorted */
+static int proc_map(pid_t pid, const char *which, struct idmap *map)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, which);
+	if (read_text(path, &text) ||
+	    idmap_parse_proc(map, text, path, NULL, 0))
+		return -EINVAL;
+	lxchook_map_sort(map);
+	return 0;
+}
 
 /*
  * pre-mount's refusal, with what decides it: the error, this namespace's
@@ -921,20 +931,6 @@ static int pre_mount(const struct hook *h)
 	if (sc_mount(h->rootfs, h->rootfs))
 		return mount_failed(h, h->rootfs, errno);
 	hook_info(h, "%s shifted in %s's mount namespace", h->rootfs, h->name);
-	return 0;
-}
-
-/* /proc/PID/uid_map or gid_map, sorted */
-static int proc_map(pid_t pid, const char *which, struct idmap *map)
-{
-	_cleanup_free_ char *text = NULL;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, which);
-	if (read_text(path, &text) ||
-	    idmap_parse_proc(map, text, path, NULL, 0))
-		return -EINVAL;
-	lxchook_map_sort(map);
 	return 0;
 }
 
