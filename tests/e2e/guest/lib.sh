@@ -74,27 +74,38 @@ owners() { (cd "$1" && find . -xdev -printf '%U:%G %m %p\n' | sort -k3); }
 # AppArmor profile LXC generates), then what a busybox init needs, then
 # EXTRA.  /var/lib/lxc stays as Debian makes it.
 lxc_config() {
-	_name=$1 _rootfs=$2
+	_n=$1 _r=$2
 	shift 2
-	mkdir -p "/var/lib/lxc/$_name" "$_rootfs"
+	mkdir -p "$_r"
+	lxc_config_common "$_n" "$_r" "" "lxc.init.cmd = /sbin/init
+lxc.mount.auto = proc:mixed sys:ro
+lxc.autodev = 1
+lxc.tty.max = 0
+lxc.pty.max = 8
+lxc.console.path = none
+lxc.signal.halt = SIGTERM" "$@"
+}
+
+# lxc_config_common NAME ROOTFS_PATH HEAD TAIL [EXTRA LINES...]: what
+# both kinds of container config share (LXC's defaults, the name, the
+# rootfs, the maps, the log), HEAD (lines) after LXC's defaults, TAIL
+# after the maps, EXTRA last; the container's log made empty.
+lxc_config_common() {
+	_name=$1 _rootfs=$2 _head=$3 _tail=$4
+	shift 4
+	mkdir -p "/var/lib/lxc/$_name" /var/log/lxc
 	{
 		cat /etc/lxc/default.conf
+		[ -z "$_head" ] || printf '%s\n' "$_head"
 		echo "lxc.uts.name = $_name"
 		echo "lxc.rootfs.path = dir:$_rootfs"
 		echo "lxc.idmap = u 0 100000 65536"
 		echo "lxc.idmap = g 0 100000 65536"
-		echo "lxc.init.cmd = /sbin/init"
-		echo "lxc.mount.auto = proc:mixed sys:ro"
-		echo "lxc.autodev = 1"
-		echo "lxc.tty.max = 0"
-		echo "lxc.pty.max = 8"
-		echo "lxc.console.path = none"
-		echo "lxc.signal.halt = SIGTERM"
+		[ -z "$_tail" ] || printf '%s\n' "$_tail"
 		echo "lxc.log.file = /var/log/lxc/$_name.log"
 		echo "lxc.log.level = INFO"
 		for l in "$@"; do echo "$l"; done
 	} > "/var/lib/lxc/$_name/config"
-	mkdir -p /var/log/lxc
 	: > "/var/log/lxc/$_name.log"
 }
 
@@ -116,24 +127,11 @@ debian_rootfs() {
 # one: /etc/lxc/default.conf (veth on lxcbr0, LXC's generated AppArmor
 # profile), LXC's common.conf and userns.conf, then EXTRA.
 lxc_config_debian() {
-	_name=$1 _rootfs=$2
+	_n=$1 _r=$2
 	shift 2
-	mkdir -p "/var/lib/lxc/$_name"
-	{
-		cat /etc/lxc/default.conf
-		echo "lxc.include = /usr/share/lxc/config/common.conf"
-		echo "lxc.include = /usr/share/lxc/config/userns.conf"
-		echo "lxc.arch = linux64"
-		echo "lxc.uts.name = $_name"
-		echo "lxc.rootfs.path = dir:$_rootfs"
-		echo "lxc.idmap = u 0 100000 65536"
-		echo "lxc.idmap = g 0 100000 65536"
-		echo "lxc.log.file = /var/log/lxc/$_name.log"
-		echo "lxc.log.level = INFO"
-		for l in "$@"; do echo "$l"; done
-	} > "/var/lib/lxc/$_name/config"
-	mkdir -p /var/log/lxc
-	: > "/var/log/lxc/$_name.log"
+	lxc_config_common "$_n" "$_r" "lxc.include = /usr/share/lxc/config/common.conf
+lxc.include = /usr/share/lxc/config/userns.conf
+lxc.arch = linux64" "" "$@"
 }
 
 # system_state NAME: systemd's word on the container's boot (waits up to
