@@ -173,12 +173,7 @@ stage2_du_mib=$(sed -n 's/^SHIFTFS-STAGE2-DU \([0-9]*\).*/\1/p' "$work/stage2.lo
 built=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 EOF
 cp "$work/debootstrap.log" "$work/stage2.log" "$work/out/"
-touch "$work/out/.done"
-rm -rf "$out"
-mv "$work/out" "$out"
+cache_publish "$work/out" "$out" "$cache"/image-*
 rm -rf "$work"
-for old in "$cache"/image-*; do
-	[ "$old" = "$out" ] || rm -rf "$old"
-done
 say "arm64 image ready in $((t3 - t0))s: $out"
 echo "$out"

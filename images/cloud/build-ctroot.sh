@@ -82,11 +82,7 @@ t1=$(date +%s)
 	echo "mib=$(du -sm "$work/out/rootfs.tar" | cut -f1)"
 	echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > "$work/out/info"
-touch "$work/out/.done"
-mv "$work/out" "$out"
+cache_publish "$work/out" "$out" "$cache"/ctroot-"$suite"-*
 rm -rf "$work"
-for old in "$cache"/ctroot-"$suite"-*; do
-	[ "$old" = "$out" ] || rm -rf "$old"
-done
 say "container rootfs ready in $((t1 - t0))s: $out"
 echo "$out"

@@ -242,12 +242,8 @@ disk_mib=$size
 built=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 EOF
 cp "$work/debootstrap.log" "$work/apt.log" "$work/out/"
-touch "$work/out/.done"
-mv "$work/out" "$out"
+# (older bases of this kernel are of no more use)
+cache_publish "$work/out" "$out" "$cache"/base-"$kver"-*
 rm -rf "$work"
-# Older bases of this kernel are of no more use.
-for old in "$cache"/base-"$kver"-*; do
-	[ "$old" = "$out" ] || rm -rf "$old"
-done
 say "base image ready in $((t3 - t0))s: $out"
 echo "$out"
