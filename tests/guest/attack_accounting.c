@@ -995,29 +995,12 @@ static int watches_as_caller(void *p)
 
 static int as_host(uid_t id, int (*fn)(void *), void *arg)
 {
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
 #ifdef ACCT_PLANT
-		/* root saved, for the planted mounter's watches */
-		if (setgroups(0, NULL) || setresgid(id, id, id) ||
-		    setresuid(id, id, 0))
-			_exit(120);
+	/* root saved, for the planted mounter's watches */
+	return run_as_host_user(id, 0, fn, arg);
 #else
-		if (setgroups(0, NULL) || setresgid(id, id, id) ||
-		    setresuid(id, id, id))
-			_exit(120);
+	return run_as_host_user(id, id, fn, arg);
 #endif
-		status = fn(arg);
-		fflush(stdout);
-		_exit(status);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST_F(acct, inotify_watches_count_as_the_callers)

@@ -199,22 +199,7 @@ static int limits_as_caller(void *arg)
 /* Run @fn as host uid/gid @id, without capabilities: its exit status. */
 static int as_host_user(uid_t id, int (*fn)(void *), void *arg)
 {
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setresgid(id, id, id) ||
-		    setresuid(id, id, id))
-			_exit(120);
-		status = fn(arg);
-		fflush(stdout);
-		_exit(status);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_as_host_user(id, id, fn, arg);
 }
 
 /* A container's user 1000, in the initial namespace. */

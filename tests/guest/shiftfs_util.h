@@ -371,4 +371,30 @@ static inline void become_fsids(uid_t uid, gid_t gid)
 	setfsuid(uid);
 }
 
+/*
+ * Run @fn(@arg) in a child as host uid/gid @id, no supplementary groups,
+ * no capabilities, saved uid @suid (@id; 0 keeps a way back to root): its
+ * exit status, or -1.
+ */
+static inline int run_as_host_user(uid_t id, uid_t suid, int (*fn)(void *),
+				   void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(id, id, id) ||
+		    setresuid(id, id, suid))
+			_exit(120);
+		status = fn(arg);
+		fflush(stdout);
+		_exit(status);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 #endif /* SHIFTFS_TESTS_UTIL_H */
