@@ -295,6 +295,10 @@ LXCHOOKDIR := $(PREFIX)/share/lxc/hooks
 LXCCONFDIR := $(PREFIX)/share/lxc/config
 # AppArmor loads profiles from /etc/apparmor.d only, whatever the prefix.
 APPARMORDIR := /etc/apparmor.d
+# True where the hook's profile is to be (un)loaded: AppArmor runs here and
+# the install is not into a DESTDIR (a package loads it from its postinst).
+AA_LIVE = [ -z "$(DESTDIR)" ] && [ -d /sys/kernel/security/apparmor ] && \
+	command -v apparmor_parser > /dev/null
 # DKMS only looks in /usr/src, whatever the prefix.
 DKMSSRCDIR := /usr/src/shiftfs-$(VERSION)
 DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
@@ -314,10 +318,7 @@ install-userspace: shiftctl
 	sed 's|@LXCHOOKDIR@|$(LXCHOOKDIR)|g' lxc-hook/shiftfs.conf > $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
 	chmod 644 $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
 	install -D -m 644 lxc-hook/shiftfs-lxc-hook.apparmor $(DESTDIR)$(APPARMORDIR)/shiftfs-lxc-hook
-	@# The hook's AppArmor profile, loaded where AppArmor runs (not into
-	@# a DESTDIR: a package loads it from its postinst).
-	@if [ -z "$(DESTDIR)" ] && [ -d /sys/kernel/security/apparmor ] && \
-	    command -v apparmor_parser > /dev/null; then \
+	@if $(AA_LIVE); then \
 		echo "apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook"; \
 		apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook; \
 	fi
@@ -331,8 +332,7 @@ install-dkms-src:
 # Removes exactly what install put there, then the directories install
 # created if they are left empty.
 uninstall:
-	@if [ -z "$(DESTDIR)" ] && [ -f $(APPARMORDIR)/shiftfs-lxc-hook ] && \
-	    [ -d /sys/kernel/security/apparmor ] && command -v apparmor_parser > /dev/null; then \
+	@if [ -f $(APPARMORDIR)/shiftfs-lxc-hook ] && $(AA_LIVE); then \
 		apparmor_parser -R $(APPARMORDIR)/shiftfs-lxc-hook || true; \
 	fi
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_USERSPACE))
