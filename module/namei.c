@@ -220,21 +220,33 @@ static int shiftfs_revalidate_rcu(struct dentry *dentry, unsigned int flags,
 
 /*
  * Record the key under which @dentry and its lower dentry match, if they
- * do; returns what shiftfs_lower_matches() said.  Called with @dentry's
- * d_lock held; takes @lower's.  Both d_seq are then even and stable:
- * their writers hold the d_locks.
+ * do; returns what shiftfs_lower_matches() said.  Called with both
+ * d_locks held (@lower's nested in @dentry's); shiftfs_match_and_record()
+ * takes @lower's.  Both d_seq are then even and stable: their writers
+ * hold the d_locks.
  */
+static int shiftfs_match_and_record_locked(struct dentry *dentry,
+					   struct dentry *lower, bool weak)
+{
+	int match;
+
+	lockdep_assert_held(&dentry->d_lock);
+	lockdep_assert_held(&lower->d_lock);
+	match = shiftfs_lower_matches(dentry, lower, weak, false);
+	if (match == SHIFTFS_NAME_MATCH)
+		WRITE_ONCE(dentry->d_time,
+			   shiftfs_seq_key(raw_seqcount_begin(&dentry->d_seq),
+					   raw_seqcount_begin(&lower->d_seq)));
+	return match;
+}
+
 static int shiftfs_match_and_record(struct dentry *dentry,
 				    struct dentry *lower, bool weak)
 {
 	int match;
 
 	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-	match = shiftfs_lower_matches(dentry, lower, weak, false);
-	if (match == SHIFTFS_NAME_MATCH)
-		WRITE_ONCE(dentry->d_time,
-			   shiftfs_seq_key(raw_seqcount_begin(&dentry->d_seq),
-					   raw_seqcount_begin(&lower->d_seq)));
+	match = shiftfs_match_and_record_locked(dentry, lower, weak);
 	spin_unlock(&lower->d_lock);
 	return match;
 }
@@ -258,13 +270,22 @@ static noinline int shiftfs_revalidate_common(struct dentry *dentry,
 	if (flags & LOOKUP_RCU)
 		return shiftfs_revalidate_rcu(dentry, flags, weak);
 
+	/*
+	 * Our d_lock keeps d_fsdata, and the reference it holds, in place
+	 * while we take ours; that is taken under the lower dentry's own
+	 * d_lock, nested, never with dget(): lockref_get() would take that
+	 * lock as a second d_lock of the same lockdep class.
+	 */
 	spin_lock(&dentry->d_lock);
-	lower = dget(dentry->d_fsdata);
+	lower = dentry->d_fsdata;
 	if (WARN_ON_ONCE(!lower)) {
 		spin_unlock(&dentry->d_lock);
 		return 0;
 	}
-	match = shiftfs_match_and_record(dentry, lower, weak);
+	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
+	dget_dlock(lower);
+	match = shiftfs_match_and_record_locked(dentry, lower, weak);
+	spin_unlock(&lower->d_lock);
 	spin_unlock(&dentry->d_lock);
 	if (!match) {
 		ret = 0;
