@@ -25,6 +25,7 @@
 ##   check-unit        the host unit tests only
 ##   check-guest       the guest suite on KVER only; TESTS=PATTERN narrows it
 ##   check-runner      the guest runner's own test (canned logs, a guest that WARNs)
+##   check-debug       on a debug kernel (KASAN, lockdep, UBSAN, kmemleak...) built once from Debian's source for KVER (6.1, 6.12+deb13, 7.3): the guest suite, STRESS_SECS of races, planted bugs caught
 ##   lint              checkpatch, W=1, sparse on the module, W=1 on arm64; shellcheck on every shell file; lintian on the .debs of Debian 12 and 13
 ##   lint-fast         lint's parts that take seconds (in check): shellcheck on every shell file, the host's checkpatch on the module
 ##   demo-fast         the cover letter's scene alone, in the busybox guest (~30 s)
@@ -98,7 +99,7 @@ GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TES
 		   $(patsubst tests/guest/%.sh,$(BUILD)/tests/guest/%,$(GUEST_TEST_SCRIPTS))
 MODULE_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild
 
-.PHONY: all setup setup-userspace setup-deb setup-module setup-dkms setup-lint module module-arm64 shiftctl guest-tests initramfs check check-unit \
+.PHONY: all setup setup-userspace setup-deb setup-module setup-dkms setup-lint module module-arm64 shiftctl guest-tests initramfs check check-unit check-debug \
 	check-guest check-runner test demo demo-fast bench install uninstall clean \
 	lint lint-fast kvers bench-helpers install-userspace install-dkms-src dkms-install deb
 
@@ -175,7 +176,10 @@ module-arm64:
 		echo "module-arm64: $(BUILD)/$$a/shiftfs.ko ($$(file -b $$d/shiftfs.ko | cut -d, -f1,2))"; \
 	done
 
-$(BUILD)/%/selftest/shiftfs_selftest_warn.ko: tests/selftest/shiftfs_selftest_warn.c tests/selftest/Kbuild
+# The runner's self-test modules: one WARNs, one plants a bug for the
+# debug kernels' detectors (make check-debug).  Never installed.
+SELFTEST_SRCS := $(wildcard tests/selftest/*.c) tests/selftest/Kbuild
+$(BUILD)/%/selftest/shiftfs_selftest_warn.ko: $(SELFTEST_SRCS)
 	@mkdir -p $(BUILD)/$*/selftest
 	@cp -p $^ $(BUILD)/$*/selftest/
 	@$(TOP)/images/kbuild.sh $* M=$(BUILD)/$*/selftest modules
@@ -245,6 +249,16 @@ check-unit: shiftctl
 
 check-runner: initramfs
 	@$(TOP)/tests/runner-selftest.sh $(KVER) $(BUILD)
+
+# The kernel's own bug detectors: a kernel built from Debian's
+# linux-source with them on (images/debug-kernel.sh; 20-35 minutes on
+# 2 cores, once, cached in build/debug/), the module built against it,
+# the whole guest suite, the race pass for STRESS_SECS seconds a race,
+# and three planted bugs each caught (tests/check-debug.sh).  KVER is a
+# series here: 6.1 (the default), 6.12+deb13 or 7.3.
+STRESS_SECS ?= 600
+check-debug: setup shiftctl guest-tests bench-helpers
+	@$(TOP)/tests/check-debug.sh $(or $(KVER_ASKED),6.1) $(BUILD) $(STRESS_SECS)
 
 # Fast tier: unit tests, the fast lint (lint-fast), the runner's own
 # test, then the guest suite on every kernel in KVERS.  Each part prints

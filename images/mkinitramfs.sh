@@ -119,7 +119,7 @@ fi
 cp "$build/$kver/shiftfs.ko" "$mdst/extra/"
 if [ -f "$build/$kver/selftest/shiftfs_selftest_warn.ko" ]; then
 	mkdir -p lib/modules/selftest
-	cp "$build/$kver/selftest/shiftfs_selftest_warn.ko" lib/modules/selftest/
+	cp "$build/$kver/selftest/"shiftfs_selftest_*.ko lib/modules/selftest/
 fi
 depmod -b "$root" "$kver"
 # The modules images/init loads (load_modules) must each resolve, with

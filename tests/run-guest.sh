@@ -3,16 +3,20 @@
 # Boot the busybox initramfs guest for one kernel, run the guest test
 # programs, and judge the run.
 #
-#   tests/run-guest.sh [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-a ARG] [-T SECS] KVER BUILD_DIR
+#   tests/run-guest.sh [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-a ARG] [-K KARG] [-T SECS] KVER BUILD_DIR
 #
 #   -i          under TCG: one vCPU and a deterministic clock (QEMU -icount,
 #               1 ns of guest time per guest instruction); the guest is told
 #               with shiftfs.clock=icount.  Ignored under KVM.  Benchmarks.
 #   -M MIB      guest memory (default 2048)
-#   -t PATTERN  run only test programs whose name contains PATTERN
-#   -s warn     load the self-test module that WARNs (runner self-test)
+#   -t PATTERN  run only test programs whose name contains PATTERN (or
+#               any of PATTERN,PATTERN...)
+#   -s warn     load the self-test module that WARNs (runner self-test);
+#   -s plant-B  the one that plants bug B (uaf, lockinv, leak: check-debug)
 #   -c CMD      run CMD in the guest instead of the tests (benchmarks)
 #   -a ARG      one more kernel argument for CMD to read (shiftfs.NAME=VALUE)
+#   -K KARG     one more kernel argument for the kernel (slub_debug=FZ for
+#               the debug kernels of make check-debug)
 #   -T SECS     whole-guest timeout (default 1200)
 #
 # Failure is assumed until the guest says it finished: a guest that
@@ -22,7 +26,7 @@
 # "N passed, N failed[, N skipped]".
 set -u
 
-usage="usage: $0 [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-a ARG] [-T SECS] KVER BUILD_DIR"
+usage="usage: $0 [-i] [-M MIB] [-t PATTERN] [-s SELFTEST] [-c CMD] [-a ARG] [-K KARG] [-T SECS] KVER BUILD_DIR"
 icount=
 extra=
 mem=2048
@@ -30,7 +34,7 @@ tests=
 selftest=
 cmd=
 limit=1200
-while getopts iM:t:s:c:a:T: opt; do
+while getopts iM:t:s:c:a:K:T: opt; do
 	case $opt in
 	i) icount=1 ;;
 	M) mem=$OPTARG ;;
@@ -42,6 +46,11 @@ while getopts iM:t:s:c:a:T: opt; do
 		shiftfs.*=*[!A-Za-z0-9_,.=-]*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE, letters, digits and _,.=-" >&2; exit 2 ;;
 		shiftfs.?*=*) extra="$extra $OPTARG" ;;
 		*) echo "run-guest.sh: -a '$OPTARG': only shiftfs.NAME=VALUE" >&2; exit 2 ;;
+		esac ;;
+	K)
+		case $OPTARG in
+		*[!A-Za-z0-9_,.=-]*|'') echo "run-guest.sh: -K '$OPTARG': one kernel argument, letters, digits and _,.=-" >&2; exit 2 ;;
+		*) extra="$extra $OPTARG" ;;
 		esac ;;
 	T) limit=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;

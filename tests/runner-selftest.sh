@@ -56,7 +56,14 @@ for report in \
 	'Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: shiftfs_x' \
 	'VFS: Busy inodes after unmount of shiftfs (shiftfs)' \
 	'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)' \
-	'Leaked POSIX lock on dev=0x0:0x1a ino=0x7  fl_owner=0000000029e6f5e'; do
+	'Leaked POSIX lock on dev=0x0:0x1a ino=0x7  fl_owner=0000000029e6f5e' \
+	'BUG: KASAN: slab-use-after-free in shiftfs_d_release+0x4d/0x60 [shiftfs]' \
+	'WARNING: suspicious RCU usage' \
+	'WARNING: bad unlock balance detected!' \
+	'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580' \
+	'ODEBUG: free active (active state 0) object: ffff8880 object type: rcu_head hint: 0x0' \
+	'unreferenced object 0xffff888004f5a380 (size 128):' \
+	'UBSAN: array-index-out-of-bounds in fs/shiftfs/idmap.c:22:5'; do
 	printf '[    1.0] boot\n[    3.0] %s\n' "$report" > "$tmp/bad"
 	"$here/scan-kernel-log.sh" "$tmp/bad" >/dev/null
 	[ $? -eq 1 ]
