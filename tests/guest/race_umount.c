@@ -320,6 +320,7 @@ static int role_lock_holder(struct umount_race *r)
 {
 	struct flock w0 = lk(F_WRLCK, 0), w1 = lk(F_WRLCK, 1);
 	int fd = open(P(r->mnt, "lockf"), O_RDWR | O_CLOEXEC);
+	bool plant;
 
 	if (fd < 0)
 		return 1;
@@ -328,7 +329,10 @@ static int role_lock_holder(struct umount_race *r)
 		return 2;
 	CNT_SET(r->held, 1);
 	CNT_INC(r->ready);
-	while (!CNT_GET(r->stop) && !CNT_GET(r->released))
+	/* Planted: the locks go before the holder lets go. */
+	plant = race_plant("lock");
+	while (!CNT_GET(r->stop) && !CNT_GET(r->released) &&
+	       !(plant && detached(r)))
 		usleep(2000);
 	/* Let go: each waiter must now get its lock. */
 	w0.l_type = F_UNLCK;
@@ -593,7 +597,11 @@ TEST_F(world, lazy_umount_races_open_files_fifos_programs_and_locks)
 		ASSERT_EQ(CNT_GET(r->ready), NR_ROLES);
 		usleep(rnd(&seed) % 100000);
 
-		ASSERT_EQ(umount2(w->mnt, MNT_DETACH), 0);
+		/* Planted: a superblock kept (an fd leaked); no detach. */
+		if (race_plant("leak"))
+			open(P(w->mnt, "data"), O_RDONLY);
+		if (!race_plant("detach"))
+			ASSERT_EQ(umount2(w->mnt, MNT_DETACH), 0);
 		CNT_SET(r->detached_ns, now_ns());
 		/* The path no longer leads to shiftfs. */
 		EXPECT_EQ(shiftfs_mountinfo(w->mnt, NULL, 0), 1);
@@ -808,14 +816,22 @@ TEST_F(world, exec_races_rename_and_write_opens)
 	ASSERT_GE(pin, 0);
 
 	/* p0 runs from the first mount; p1 is open for writing underneath. */
-	holder = start_prog(P(r->mnt1, "p0"), "hold", &in, &out);
+	/* Planted: the program that runs is not the one watched. */
+	if (race_plant("exec"))
+		ASSERT_EQ(copy_self(P(w->lower, "p0x")), 0);
+	holder = start_prog(P(r->mnt1, race_plant("exec") ? "p0x" : "p0"),
+			    "hold", &in, &out);
 	ASSERT_GT(holder, 0);
 	ASSERT_EQ(read(out, &c, 1), 1);
 	ASSERT_EQ(stat(P(w->lower, "p0"), &st), 0);
 	r->held_ino = st.st_ino;
-	wfd = open(P(w->lower, "p1"), O_WRONLY | O_CLOEXEC);
+	/* Planted: the file open for writing is not the one watched. */
+	if (race_plant("exec"))
+		ASSERT_EQ(copy_self(P(w->lower, "p1x")), 0);
+	wfd = open(P(w->lower, race_plant("exec") ? "p1x" : "p1"),
+		   O_WRONLY | O_CLOEXEC);
 	ASSERT_GE(wfd, 0);
-	ASSERT_EQ(fstat(wfd, &st), 0);
+	ASSERT_EQ(stat(P(w->lower, "p1"), &st), 0);
 	r->wheld_ino = st.st_ino;
 	hammer = rmmod_hammer(&r->rm);
 	ASSERT_GT(hammer, 0);
@@ -1104,6 +1120,9 @@ TEST_F(world, module_unloads_only_once_nothing_holds_it)
 		EXPECT_TRUE(errno == EAGAIN || errno == EBUSY);
 		if (!err)
 			ASSERT_EQ(system("modprobe shiftfs"), 0);
+		/* Planted: removed before letting go. */
+		if (race_plant("rmmod"))
+			EXPECT_EQ(unload(), 0);
 		/* Let go. */
 		fd = -1;
 		if (h == H_FIFO)
