@@ -294,6 +294,7 @@ bench: setup
 	@$(TOP)/tests/bench/run-bench.sh $(KVER) $(BUILD)
 
 include tests/e2e/e2e.mk
+include tests/fstests/fstests.mk
 
 # ---- installation ---------------------------------------------------------
 
