@@ -72,8 +72,10 @@ fi
 # its module tree says what the modules below depend on.
 base=$("$here/kver.sh" -b "$build" "$series")
 "$here/fetch-kernel.sh" "$base" "$build"
+# 7.x keeps it beside the modules (lib/modules/RELEASE/config).
 bconf=$build/$base/kernel/boot/config-$base
-[ -f "$bconf" ] || { echo "debug-kernel.sh: $bconf missing" >&2; exit 1; }
+[ -f "$bconf" ] || bconf=$build/$base/kernel/lib/modules/$base/config
+[ -f "$bconf" ] || { echo "debug-kernel.sh: no config of $base in $build/$base/kernel" >&2; exit 1; }
 
 host=bookworm
 [ -r /etc/os-release ] && host=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
@@ -152,7 +154,8 @@ run sh -c 'cd "$1" && yes "" | make LSMOD="$2" localmodconfig' sh "$tree" "$lsmo
 cfg --set-str LOCALVERSION "-shiftfs-debug" --disable LOCALVERSION_AUTO \
 	--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
 	--disable MODULE_SIG --disable MODULE_SIG_ALL --disable SECURITY_LOCKDOWN_LSM \
-	--disable MODULE_COMPRESS_XZ --disable MODULE_COMPRESS_ZSTD --enable MODULE_COMPRESS_NONE \
+	--disable MODULE_COMPRESS --disable MODULE_COMPRESS_XZ --disable MODULE_COMPRESS_ZSTD \
+	--enable MODULE_COMPRESS_NONE \
 	--disable DEBUG_INFO --disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF5 \
 	--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --enable DEBUG_INFO_NONE \
 	--disable DEBUG_INFO_BTF \

@@ -5,7 +5,7 @@
 # QEMU, let cloud-init run the scenarios (tests/e2e/guest/), read their TAP
 # from the guest's second serial port, and judge the run.
 #
-#   tests/e2e/run-e2e.sh [-t LIST] [-T SECS] [-d] [-k] KVER BUILD_DIR
+#   tests/e2e/run-e2e.sh [-t LIST] [-T SECS] [-d] [-k] [-P] KVER BUILD_DIR
 #
 #   -t LIST   scenarios to run, comma-separated prefixes (s4,s1); default all
 #   -T SECS   whole-guest timeout (default 2700); a hung guest is killed
@@ -13,6 +13,10 @@
 #   -d        demo: the narration only, with progress while building and
 #             booting (make demo)
 #   -k        keep the guest's throw-away disk overlay afterwards
+#   -P        prepare only: build (or find cached) the images the run
+#             needs (base, container rootfs, arm64 for s8, arm64
+#             busybox), boot nothing; make test does this in the
+#             background while the fast tier runs
 #
 # E2E_LXC_CYCLES=N in the environment: N start/stop cycles in s6 (50).
 #
@@ -31,16 +35,18 @@ tests=
 limit=2700
 demo=0
 keep=0
+prepare=0
 usage() {
-	echo "usage: $0 [-t LIST] [-T SECS] [-d] [-k] KVER BUILD_DIR" >&2
+	echo "usage: $0 [-t LIST] [-T SECS] [-d] [-k] [-P] KVER BUILD_DIR" >&2
 	exit 2
 }
-while getopts t:T:dk opt; do
+while getopts t:T:dkP opt; do
 	case $opt in
 	t) tests=$OPTARG ;;
 	T) limit=$OPTARG ;;
 	d) demo=1 ;;
 	k) keep=1 ;;
+	P) prepare=1 ;;
 	*) usage ;;
 	esac
 done
@@ -138,6 +144,19 @@ case ",${tests:-s8}," in
 	;;
 esac
 t1=$(date +%s)
+
+if [ $prepare -eq 1 ]; then
+	"$cloud/fetch-foreign.sh" arm64 "$build" || note "no arm64 busybox: scenario 3 will fail"
+	printf '%s\n' "${timings[@]}"
+	want_arm64=$arm64
+	case ",${tests:-s8}," in *,s8*) ;; *) want_arm64=none ;; esac
+	if [ -n "$base" ] && [ -n "$ctroot" ] && [ -n "$want_arm64" ]; then
+		note "prepared the images for $debian in $((t1 - t_all)) s"
+		exit 0
+	fi
+	note "could not prepare every image for $debian (the run will try again)"
+	exit 1
+fi
 
 rm -rf "$run"
 mkdir -p "$logs"
