@@ -38,8 +38,18 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# What udev or systemd would link: bash's <(...) needs /dev/fd (fstests'
+# _require_fio greps fio's engines through it).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
+done
 mount -o remount,rw /
 hostname fstests
+# fstests' second user has a group of its own (generic/597, 598).
+getent group fsgqa2 > /dev/null || { groupadd fsgqa2 && usermod -g fsgqa2 fsgqa2; }
+# Loopback: some tests talk to themselves over TCP (generic/131's locktest).
+busybox ip link set lo up
 mkdir -p /out
 
 # shellcheck source=/dev/null
@@ -138,24 +148,45 @@ for base in $FT_BASES; do
 		rm -rf results
 		say "$name: ./check ${sel[*]}"
 		t0=$(date +%s)
-		./check "${sel[@]}" 2>&1 | tee "$res/check.out" > /dev/ttyS0
+		timeout -k 30 "$FT_CONFIG_TIMEOUT" ./check "${sel[@]}" 2>&1 |
+			tee "$res/check.out" > /dev/ttyS0
+		crc=${PIPESTATUS[0]}
 		t1=$(date +%s)
+		hung=
+		if [ "$crc" -eq 124 ] || [ "$crc" -eq 137 ]; then
+			# The test that was running: the last one without a result.
+			hung=$(tail -n 1 "$res/check.out" | awk '$1 ~ /^[a-z0-9]+\/[0-9]+$/ && NF == 1 { print $1 }')
+			say "$name: TIMEOUT after ${FT_CONFIG_TIMEOUT}s in ${hung:-?}; stacks in $name/stacks.txt"
+			ps -eo pid,stat,wchan:32,args > "$res/ps.txt" 2>&1
+			for p in /proc/[0-9]*; do
+				case $(cat "$p/comm" 2>/dev/null) in
+				xfs_io|su|bash|fsstress|rm|cp|mv|stat|touch|umount|mount|sync|timeout) ;;
+				*) continue ;;
+				esac
+				echo "== ${p#/proc/} $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null)"
+				cat "$p/stack" 2>/dev/null
+			done > "$res/stacks.txt"
+			echo w > /proc/sysrq-trigger
+		fi
 		cp -a results "$res/results" 2>/dev/null
-		umount /mnt/test /mnt/base-test /mnt/scratch /mnt/base-scratch 2>/dev/null
+		umount -l /mnt/test /mnt/base-test /mnt/scratch /mnt/base-scratch 2>/dev/null
 		ran=$(sed -n 's/^Ran: //p' "$res/check.out" | tail -n 1)
 		notrun=$(sed -n 's/^Not run: //p' "$res/check.out" | tail -n 1)
 		failed=$(sed -n 's/^Failures: //p' "$res/check.out" | tail -n 1)
 		# fstests' "Ran:" names the tests that were not run too.
 		nnotrun=$(echo "$notrun" | wc -w)
 		nran=$(( $(echo "$ran" | wc -w) - nnotrun ))
-		nfailed=$(echo "$failed" | wc -w)
+		# A timed-out check prints no "Ran:"; the hung test counts as run.
+		[ -n "$hung" ] && [ -z "$ran" ] && nran=$(( $(grep -cE '^[a-z0-9]+/[0-9]+ .*(s|\])$' "$res/check.out") - nnotrun + 1 ))
+		nfailed=$(echo "$failed" "$hung" | wc -w)
 		{
 			echo "ran=$nran"
 			echo "passed=$((nran - nfailed))"
 			echo "failed=$nfailed"
 			echo "notrun=$nnotrun"
 			echo "secs=$((t1 - t0))"
-			echo "failed_tests=$failed"
+			echo "failed_tests=$failed${hung:+ $hung}"
+			echo "timeout=${hung:+$hung after ${FT_CONFIG_TIMEOUT}s}"
 			echo "notrun_tests=$notrun"
 			echo "ran_tests=$ran"
 		} > "$res/summary"

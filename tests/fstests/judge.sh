@@ -72,6 +72,7 @@ done
 echo "guest time: ${secs}s"
 notes=
 for s in "$res"/*-*/summary; do
+	[ -f "$s" ] || continue
 	d=${s%/summary}
 	name=${d##*/}
 	base=${name%%-*} map=${name#*-}
@@ -85,6 +86,11 @@ for s in "$res"/*-*/summary; do
 	fi
 	failed=$(get "$d" failed_tests)
 	ran=$(ran_tests "$d")
+	to=$(get "$d" timeout)
+	if [ -n "$to" ]; then
+		notes="$notes
+  $base $map: TIMEOUT: $to (the test counts as failed; ps and stacks in $d/)"
+	fi
 	for t in $failed; do
 		if in_list "$t" "$bfailed"; then
 			notes="$notes

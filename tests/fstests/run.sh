@@ -16,6 +16,8 @@
 # FSTESTS_TESTS  tests by name, e.g. "generic/001 generic/087"; with neither
 #                this nor FSTESTS_GROUPS, tests/fstests/default-tests
 # FSTESTS_TIMEOUT whole-guest timeout in seconds (default 14400)
+# FSTESTS_CONFIG_TIMEOUT one configuration's, in seconds (default 3600):
+#                a hung test fails, its stacks kept, the next one runs
 # FSTESTS_MEM    guest memory in MiB (default 3072)
 #
 # Needs the kernel unpacked (images/fetch-kernel.sh) and BUILD_DIR/KVER/
@@ -41,6 +43,7 @@ maps=${FSTESTS_MAPS:-identity shifted}
 groups=${FSTESTS_GROUPS:-}
 tests=${FSTESTS_TESTS:-}
 limit=${FSTESTS_TIMEOUT:-14400}
+climit=${FSTESTS_CONFIG_TIMEOUT:-3600}
 mem=${FSTESTS_MEM:-3072}
 
 # Input first: nothing is built or left behind for a bad one.
@@ -64,6 +67,7 @@ if [ -z "$groups$tests" ]; then
 fi
 case $limit in ''|*[!0-9]*) die "FSTESTS_TIMEOUT '$limit' is not a number of seconds" ;; esac
 case $mem in ''|*[!0-9]*) die "FSTESTS_MEM '$mem' is not a number of MiB" ;; esac
+case $climit in ''|*[!0-9]*) die "FSTESTS_CONFIG_TIMEOUT '$climit' is not a number of seconds" ;; esac
 kernel=$build/$kver/kernel
 [ -f "$kernel/.unpacked" ] || die "no kernel unpacked in $kernel (images/fetch-kernel.sh $kver $build)"
 [ -f "$build/$kver/shiftfs.ko" ] || die "$build/$kver/shiftfs.ko is missing (make module KVER=$kver)"
@@ -95,6 +99,7 @@ cp -a "$work/patched/common" "$job/fstests-patched/"
 	printf 'FT_MAPS=%q\n' "$maps"
 	printf 'FT_GROUPS=%q\n' "$groups"
 	printf 'FT_TESTS=%q\n' "$tests"
+	printf 'FT_CONFIG_TIMEOUT=%q\n' "$climit"
 } > "$job/params"
 mdir=$job/lib/modules/$kver
 mkdir -p "$mdir/extra"
