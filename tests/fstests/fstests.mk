@@ -12,7 +12,10 @@ FSTESTS_KVERS = $(if $(KVER_ASKED),$(KVER),$(foreach s,$(FSTESTS_SERIES),$(KVER_
 .PHONY: fstests
 fstests:
 	@$(TOP)/tests/fstests/check-src.sh "$(FSTESTS)"
-	@$(MAKE) --no-print-directory setup
+	@$(MAKE) --no-print-directory setup KVER_SERIES="$(FSTESTS_SERIES)"
+	@missing=; for p in mmdebstrap patch cpio; do \
+		command -v $$p >/dev/null || missing="$$missing $$p"; \
+	done; [ -z "$$missing" ] || apt-get install -y -q --no-install-recommends $$missing
 	@rc=0; for k in $(FSTESTS_KVERS); do \
 		$(TOP)/images/fetch-kernel.sh $$k $(BUILD) && \
 		$(MAKE) --no-print-directory module-one K=$$k && \

@@ -173,11 +173,17 @@ for base in $FT_BASES; do
 		ran=$(sed -n 's/^Ran: //p' "$res/check.out" | tail -n 1)
 		notrun=$(sed -n 's/^Not run: //p' "$res/check.out" | tail -n 1)
 		failed=$(sed -n 's/^Failures: //p' "$res/check.out" | tail -n 1)
+		if [ -n "$hung" ]; then
+			# check was killed before its "Ran:": the lists from the
+			# tests' own lines.
+			ran=$(awk '$1 ~ /^[a-z0-9]+\/[0-9]+$/ && NF > 1 { print $1 }' "$res/check.out" | xargs)
+			notrun=$(awk '$1 ~ /^[a-z0-9]+\/[0-9]+$/ && /\[not run\]/ { print $1 }' "$res/check.out" | xargs)
+			failed=$(awk '$1 ~ /^[a-z0-9]+\/[0-9]+$/ && /\[failed/ { print $1 }' "$res/check.out" | xargs)
+			ran="$ran $hung"
+		fi
 		# fstests' "Ran:" names the tests that were not run too.
 		nnotrun=$(echo "$notrun" | wc -w)
 		nran=$(( $(echo "$ran" | wc -w) - nnotrun ))
-		# A timed-out check prints no "Ran:"; the hung test counts as run.
-		[ -n "$hung" ] && [ -z "$ran" ] && nran=$(( $(grep -cE '^[a-z0-9]+/[0-9]+ .*(s|\])$' "$res/check.out") - nnotrun + 1 ))
 		nfailed=$(echo "$failed" "$hung" | wc -w)
 		{
 			echo "ran=$nran"
