@@ -103,7 +103,7 @@ struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 			inode->i_fop = &shiftfs_fifo_fops;
 		break;
 	}
-	shiftfs_copy_ids(inode);
+	shiftfs_copy_ids(inode, lower);
 	shiftfs_copyattr(inode);
 	unlock_new_inode(inode);
 	return inode;
@@ -119,16 +119,19 @@ struct inode *shiftfs_get_inode(struct super_block *sb, struct inode *lower)
 int shiftfs_permission(struct shiftfs_idmap *idmap, struct inode *inode,
 		       int mask)
 {
-	struct inode *lower = shiftfs_inode_lower(inode);
+	struct inode *lower = shiftfs_inode_lower_rcu(inode);
 	const struct cred *old;
 	int err;
 
+	/* In RCU walk (MAY_NOT_BLOCK) our inode may be being evicted. */
+	if (unlikely(!lower))
+		return (mask & MAY_NOT_BLOCK) ? -ECHILD : -ESTALE;
 	/*
 	 * Refresh from the lower inode every time: path walk in RCU mode
 	 * never gives d_revalidate() a chance to see a chmod made
 	 * underneath.
 	 */
-	shiftfs_copy_access(inode);
+	shiftfs_copy_access(inode, lower);
 	err = generic_permission(idmap, inode, mask);
 	if (err)
 		return err;

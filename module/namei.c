@@ -351,9 +351,14 @@ static __always_inline int shiftfs_revalidate_fast(struct dentry *dentry)
 static __always_inline void shiftfs_revalidate_access(struct dentry *dentry)
 {
 	struct inode *inode = d_inode_rcu(dentry);
+	struct inode *lower;
 
-	if (inode)
-		shiftfs_copy_access(inode);
+	if (!inode)
+		return;
+	/* NULL: being evicted; the walk will find out (d_seq) */
+	lower = shiftfs_inode_lower_rcu(inode);
+	if (lower)
+		shiftfs_copy_access(inode, lower);
 }
 
 static int shiftfs_d_revalidate(SHIFTFS_D_REVALIDATE_ARGS)

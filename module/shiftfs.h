@@ -131,6 +131,17 @@ static inline struct inode *shiftfs_inode_lower(const struct inode *inode)
 }
 
 /*
+ * In RCU walk nothing pins our inode: its last reference may go while we
+ * look, and shiftfs_evict_inode() clears ->lower.  NULL means "ask again
+ * in ref-walk" (-ECHILD); a lower inode read here stays valid memory
+ * until rcu_read_unlock(): inodes are freed after a grace period.
+ */
+static inline struct inode *shiftfs_inode_lower_rcu(const struct inode *inode)
+{
+	return READ_ONCE(SHIFTFS_I(inode)->lower);
+}
+
+/*
  * d_time: the lower dentry's d_seq when the names last matched (namei.c);
  * odd, as this, matches no sequence read outside a write section.
  */
@@ -223,7 +234,7 @@ static inline kgid_t shiftfs_gid_down(const struct shiftfs_fs *fs, kgid_t gid)
  */
 #define SHIFTFS_COPY_FLAGS (S_SYNC | S_APPEND | S_IMMUTABLE)
 
-void shiftfs_copy_ids(struct inode *inode);
+void shiftfs_copy_ids(struct inode *inode, const struct inode *lower);
 
 /*
  * Refresh what access checks read, owner, group, mode and the append-only
@@ -232,12 +243,13 @@ void shiftfs_copy_ids(struct inode *inode);
  * Called on every ->permission(): the ids are compared as they are
  * underneath with those ours were mapped from, and only mapped again when
  * they differ.  Store only on change: hot directories are read on every
- * CPU.  Safe in RCU walk.
+ * CPU.  Safe in RCU walk, with @lower from shiftfs_inode_lower_rcu()
+ * (read once: ->lower may be cleared meanwhile).
  */
-static inline void shiftfs_copy_access(struct inode *inode)
+static inline void shiftfs_copy_access(struct inode *inode,
+				       const struct inode *lower)
 {
 	struct shiftfs_inode *si = SHIFTFS_I(inode);
-	const struct inode *lower = si->lower;
 	unsigned int flags = READ_ONCE(lower->i_flags);
 	umode_t mode = READ_ONCE(lower->i_mode);
 
@@ -245,7 +257,7 @@ static inline void shiftfs_copy_access(struct inode *inode)
 		     READ_ONCE(si->lower_uid.val) ||
 		     READ_ONCE(lower->i_gid.val) !=
 		     READ_ONCE(si->lower_gid.val)))
-		shiftfs_copy_ids(inode);
+		shiftfs_copy_ids(inode, lower);
 	/* the record before the ids it vouches for; see shiftfs_copy_ids() */
 	smp_rmb();
 	if (unlikely(inode->i_mode != mode))

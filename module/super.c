@@ -41,10 +41,14 @@ static void shiftfs_free_inode(struct inode *inode)
 
 static void shiftfs_evict_inode(struct inode *inode)
 {
+	struct inode *lower;
+
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
-	iput(SHIFTFS_I(inode)->lower);
-	SHIFTFS_I(inode)->lower = NULL;
+	lower = SHIFTFS_I(inode)->lower;
+	/* RCU walk may still look: shiftfs_inode_lower_rcu() */
+	WRITE_ONCE(SHIFTFS_I(inode)->lower, NULL);
+	iput(lower);
 }
 
 static void shiftfs_fs_free(struct shiftfs_fs *fs)

@@ -187,7 +187,7 @@ void shiftfs_creds_put_own(struct shiftfs_fs *fs, const struct cred *cur)
  * says "current" only for the ids beside it, which the lockless compare
  * in shiftfs_copy_access() relies on.
  */
-void shiftfs_copy_ids(struct inode *inode)
+void shiftfs_copy_ids(struct inode *inode, const struct inode *lower)
 {
 	struct shiftfs_inode *si = SHIFTFS_I(inode);
 	const struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
@@ -195,8 +195,8 @@ void shiftfs_copy_ids(struct inode *inode)
 	kgid_t gid;
 
 	spin_lock(&inode->i_lock);
-	uid = KUIDT_INIT(READ_ONCE(si->lower->i_uid.val));
-	gid = KGIDT_INIT(READ_ONCE(si->lower->i_gid.val));
+	uid = KUIDT_INIT(READ_ONCE(lower->i_uid.val));
+	gid = KGIDT_INIT(READ_ONCE(lower->i_gid.val));
 	inode->i_uid = shiftfs_uid_up(fs, uid);
 	inode->i_gid = shiftfs_gid_up(fs, gid);
 	/* the ids before the record; pairs with shiftfs_copy_access() */
@@ -215,7 +215,7 @@ void shiftfs_copy_ids(struct inode *inode)
  */
 void shiftfs_copyattr(struct inode *inode)
 {
-	shiftfs_copy_access(inode);
+	shiftfs_copy_access(inode, shiftfs_inode_lower(inode));
 	shiftfs_copy_times(inode, shiftfs_inode_lower(inode));
 	shiftfs_copy_size(inode);
 }
