@@ -32,15 +32,64 @@ failed=0
 skipped=0
 summary=()
 
+part_log() {
+	echo "$logdir/$(echo "$1" | tr -c 'A-Za-z0-9.+_\n-' '_').log"
+}
+
 # run_part NAME CMD...: run a part, show its output, add up its counts.
 run_part() {
-	local name=$1 log line p f s rc t0
+	local name=$1 log rc t0
 	shift
-	log=$logdir/$(echo "$name" | tr -c 'A-Za-z0-9.+_\n-' '_').log
+	log=$(part_log "$name")
 	echo "==== $name"
 	t0=$(date +%s)
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	count_part "$name" "$log" "$rc" "$t0"
+}
+
+# The guest suites run two at a time (GUEST_JOBS): a suite keeps about
+# one of its two vCPUs busy, so a second one, or the next kernel's
+# build, uses the other core.  Each part's output is shown, whole, when
+# it ends.
+guest_jobs=${GUEST_JOBS:-2}
+case $guest_jobs in
+''|0|*[!0-9]*) echo "check.sh: GUEST_JOBS='$guest_jobs' is not a number of guests (1, 2...)" >&2; exit 2 ;;
+esac
+bg_pids=()
+bg_names=()
+bg_t0=()
+# start_part NAME CMD...: run a part in the background.
+start_part() {
+	local name=$1 log
+	shift
+	while [ ${#bg_pids[@]} -ge "$guest_jobs" ]; do
+		wait_part
+	done
+	log=$(part_log "$name")
+	echo "==== $name (started; shown when it ends)"
+	bg_t0+=("$(date +%s)")
+	"$@" > "$log" 2>&1 &
+	bg_pids+=($!)
+	bg_names+=("$name")
+}
+# wait_part: wait for the oldest background part, show it, count it.
+wait_part() {
+	local rc log
+	wait "${bg_pids[0]}"
+	rc=$?
+	log=$(part_log "${bg_names[0]}")
+	echo "==== ${bg_names[0]}"
+	cat "$log"
+	count_part "${bg_names[0]}" "$log" "$rc" "${bg_t0[0]}"
+	bg_pids=("${bg_pids[@]:1}")
+	bg_names=("${bg_names[@]:1}")
+	bg_t0=("${bg_t0[@]:1}")
+}
+
+# count_part NAME LOG RC T0: add up a finished part's counts.
+count_part() {
+	local name=$1 log=$2 rc=$3 t0=$4 line p f s
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
 		p=0; f=1; s=0
@@ -113,7 +162,10 @@ for k in $kvers; do
 		run_part "runner self-test ($k)" "$top/tests/runner-selftest.sh" "$k" "$build"
 	fi
 	first=0
-	run_part "guest $k" "$top/tests/run-guest.sh" ${pattern:+-t "$pattern"} "$k" "$build"
+	start_part "guest $k" "$top/tests/run-guest.sh" ${pattern:+-t "$pattern"} "$k" "$build"
+done
+while [ ${#bg_pids[@]} -gt 0 ]; do
+	wait_part
 done
 if [ -n "$prep_pid" ]; then
 	t0=$(date +%s)
