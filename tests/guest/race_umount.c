@@ -76,23 +76,6 @@ static void race_prog(void)
 	_exit(0);
 }
 
-static int copy_self(const char *dst)
-{
-	char buf[65536];
-	int in, out;
-	ssize_t n;
-
-	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (in < 0 || out < 0)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			return -1;
-	close(in);
-	close(out);
-	return n;
-}
 
 /*
  * Run @path in @mode: its pid with its stdin and stdout on pipes (*in,

@@ -52,24 +52,6 @@ __attribute__((constructor)) static void idprobe(void)
 	_exit(0);
 }
 
-/* Copy this program to @dst. */
-static int copy_self(const char *dst)
-{
-	char buf[65536];
-	int in, out;
-	ssize_t n;
-
-	in = open("/proc/self/exe", O_RDONLY);
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			return -1;
-	close(in);
-	close(out);
-	return n;
-}
 
 struct probe {
 	int err;		/* errno of execve, or 0 */

@@ -356,6 +356,25 @@ static inline int in_container(int (*fn)(void *), void *arg)
  * non-zero id drops the filesystem capabilities too.
  */
 /* The permission bits of @path (not followed), or (mode_t)-1. */
+/* Copy this program to @dst (mode 0755), to exec it from there. */
+static inline int copy_self(const char *dst)
+{
+	char buf[65536];
+	int in, out;
+	ssize_t n;
+
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return -1;
+	close(in);
+	close(out);
+	return n;
+}
+
 static inline mode_t mode_of(const char *path)
 {
 	struct stat st;
