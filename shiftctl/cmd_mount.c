@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "shiftctl.h"
 
@@ -282,9 +283,23 @@ static int unmount_shiftfs(FILE *mountinfo, const char *abs,
 	if (!umount2(abs, UMOUNT_NOFOLLOW))
 		return 0;
 	ret = -errno;
+	/*
+	 * A revoked mark is busy while a mount from it that started before
+	 * the revocation still looks its source up (shiftctl attach racing
+	 * us): that ends within moments, and nothing new can start.  Try
+	 * again for about two seconds before saying busy; the mark stays
+	 * revoked either way.
+	 */
+	for (long ms = 10, waited = 0; mark && ret == -EBUSY && waited < 2000;
+	     waited += ms, ms = ms < 250 ? ms * 2 : ms) {
+		nanosleep(&(struct timespec){ .tv_nsec = ms * 1000000 }, NULL);
+		if (!umount2(abs, UMOUNT_NOFOLLOW))
+			return 0;
+		ret = -errno;
+	}
 	if (ret == -EBUSY)
-		warnx("%s: cannot unmount: busy (files open or a process's cwd under it)",
-		      shown);
+		warnx("%s: cannot unmount: busy (files open or a process's cwd under it)%s",
+		      shown, mark ? "; the mark is revoked, unmark again once it is let go" : "");
 	else
 		warnc(-ret, "%s: cannot %s", shown, mark ? "unmark" : "unmount");
 	return ret;

@@ -163,6 +163,52 @@ TEST_F(world, shiftctl_unmark_ends_the_mark_in_every_copy)
 	still_works(w, mfd);
 }
 
+/*
+ * A revoked mark busy for a moment (a mount from it that started before
+ * the revocation still holds its source: shiftctl attach racing unmark;
+ * here an O_PATH file that a child closes 0.3 s later) is unmounted once
+ * let go.  Held longer: unmark fails, the mark stays mounted and revoked,
+ * and unmark succeeds once it is let go.
+ */
+TEST_F(world, shiftctl_unmark_waits_for_a_passing_user)
+{
+	struct world *w = &self->w;
+	int fd, pfd[2], status;
+	pid_t pid;
+	char c;
+
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		fd = open(w->lower, O_PATH | O_CLOEXEC);
+		if (fd < 0 || write(pfd[1], "h", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		_exit(0);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	EXPECT_EQ(run_shiftctl("unmark", w->lower), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	if (mount_has_opt(w->lower, "mark") == 1)
+		umount2(w->lower, MNT_DETACH);
+
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	fd = open(w->lower, O_PATH | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(run_shiftctl("unmark", w->lower), 1);
+	EXPECT_EQ(mount_has_opt(w->lower, ",revoked"), 1);
+	close(fd);
+	EXPECT_EQ(run_shiftctl("unmark", w->lower), 0);
+	EXPECT_EQ(mount_has_opt(w->lower, "mark"), 0);
+}
+
 /* fspick + fsconfig(SET_FLAG "revoke") + RECONFIGURE on the mark. */
 static int revoke_mark(const char *dir, char *log, size_t len)
 {

@@ -25,7 +25,8 @@
  * Then `shiftctl unmark` against `shiftctl attach` of the same tree into
  * a running container (a process in its own user and mount namespaces,
  * which itself keeps mounting from its copy of the mark): unmark never
- * leaves an unrevoked mark; attach either refuses (the tree was still
+ * leaves an unrevoked mark, and never fails (an attach that started
+ * before the revocation holds the mark for moments: unmark waits); attach either refuses (the tree was still
  * marked) leaving no directory behind, or attaches a working shifted
  * mount that the container's root writes as image root; once unmark has
  * returned, attach always succeeds.
@@ -587,6 +588,8 @@ TEST_F(world, unmark_races_attach_into_a_running_container)
 	if (a->after_bad || a->leftover)
 		show_log(log);
 	EXPECT_EQ(a->unmark_unrevoked, 0);
+	/* A racing attach holds the revoked mark for moments: unmark waits. */
+	EXPECT_EQ(a->unmark_failed, 0);
 	EXPECT_EQ(a->after_bad, 0);
 	EXPECT_EQ(a->leftover, 0);
 	EXPECT_EQ(a->owner_bad, 0);
