@@ -93,7 +93,9 @@ echo "nogroup:x:65534:" >> etc/group
 msrc=$kernel/lib/modules/$kver
 mdst=lib/modules/$kver
 mkdir -p "$mdst/kernel/drivers/block" "$mdst/extra"
-cp -a "$msrc/kernel/fs" "$msrc/kernel/lib" "$msrc/kernel/crypto" "$mdst/kernel/"
+cp -a "$msrc/kernel/fs" "$msrc/kernel/lib" "$mdst/kernel/"
+# (A trimmed debug kernel may have no crypto modules: built in.)
+[ ! -d "$msrc/kernel/crypto" ] || cp -a "$msrc/kernel/crypto" "$mdst/kernel/"
 # loop may be built in on some flavour: the check below decides.
 for f in "$msrc/kernel/drivers/block/"loop.ko*; do
 	[ -e "$f" ] && cp -a "$f" "$mdst/kernel/drivers/block/"

@@ -110,9 +110,11 @@ count_part() {
 	summary+=("$(printf '%-45s %s passed, %s failed, %s skipped  (%ss)' "$name" "$p" "$f" "$s" $(( $(date +%s) - t0 )))")
 	grep -A 1000 '^SKIPPED:' "$log" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
 		sed "s|^ *|  SKIP [$name] |" >> "$logdir/skips"
+	grep -A 1000 '^FAILED:' "$log" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
+		sed "s|^ *|  FAIL [$name] |" >> "$logdir/fails"
 }
 
-rm -f "$logdir/skips"
+rm -f "$logdir/skips" "$logdir/fails"
 start=$(date +%s)
 # make test: the e2e tier's images (debootstrap, dpkg and the network,
 # and the arm64 image's second stage) are built in the background while
@@ -191,6 +193,11 @@ printf '%s\n' "${summary[@]}"
 if [ -s "$logdir/skips" ]; then
 	echo "skipped tests:"
 	cat "$logdir/skips"
+fi
+# The failed tests by name: CI shows only the end of the output.
+if [ -s "$logdir/fails" ]; then
+	echo "failed tests:"
+	cat "$logdir/fails"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
