@@ -346,7 +346,7 @@ TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 	struct world *w = &self->w;
 	struct mark_race *r = shared_alloc(sizeof(*r));
 	struct ns_desc d[NR_NS];
-	long long end;
+	long long start;
 	pid_t hammer, pids[NR_NS];
 	unsigned int seed = 4242;
 	long base_ref;
@@ -363,8 +363,12 @@ TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 	hammer = rmmod_hammer(&r->rm);
 	ASSERT_GT(hammer, 0);
 
-	end = now_ns() + race_secs() * 1000000000LL;
-	while (now_ns() < end) {
+	start = now_ns();
+	while (race_goes_on(start, CNT_GET(r->mounts_ok) &&
+			    CNT_GET(r->refused_after) && CNT_GET(r->io_after) &&
+			    CNT_GET(r->sc_ok) + CNT_GET(r->sc_refused_after) &&
+			    CNT_GET(r->disallowed_refused) &&
+			    CNT_GET(r->rm.tries))) {
 		ASSERT_EQ(mark_tree(w->lower), 0);
 		CNT_SET(r->revoked_ns, 0);
 		CNT_SET(r->stop, 0);
@@ -401,8 +405,8 @@ TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 	rmmod_hammer_stop(&r->rm, hammer);
 	close(pin);
 
-	TH_LOG("%d rounds: mounts %ld, refused %ld (%ld after the revocation), late %ld, disallowed mounted %ld, other errors %ld",
-	       round, r->mounts_ok, r->refused, r->refused_after, r->late_ok,
+	TH_LOG("%d rounds in %.1f s: mounts %ld, refused %ld (%ld after the revocation), late %ld, disallowed mounted %ld, other errors %ld",
+	       round, race_ran(start), r->mounts_ok, r->refused, r->refused_after, r->late_ok,
 	       r->disallowed_ok, r->unexpected);
 	TH_LOG("I/O through earlier mounts: %ld ok (%ld after the revocation), %ld failed; shiftctl mount: %ld ok, %ld refused after, %ld late",
 	       r->io_ok, r->io_after, r->io_fail, r->sc_ok,
@@ -489,7 +493,7 @@ TEST_F(world, unmark_races_attach_into_a_running_container)
 	unsigned int seed = 777;
 	int pin, round = 0, rc;
 	long base_ref;
-	long long end;
+	long long start;
 
 	ASSERT_NE(r, NULL);
 	ASSERT_NE(a, NULL);
@@ -505,8 +509,9 @@ TEST_F(world, unmark_races_attach_into_a_running_container)
 	d.r = r;
 	d.shiftctl = false;
 
-	end = now_ns() + race_secs() * 1000000000LL;
-	while (now_ns() < end) {
+	start = now_ns();
+	while (race_goes_on(start, a->after_ok && CNT_GET(r->mounts_ok) &&
+			    CNT_GET(r->rm.tries))) {
 		snprintf(path, sizeof(path), "%s/att/r%d/m", w->base, round);
 		snprintf(after, sizeof(after), "%s/att/p%d", w->base, round);
 		ASSERT_EQ(mark_tree(w->lower), 0);
@@ -578,8 +583,8 @@ TEST_F(world, unmark_races_attach_into_a_running_container)
 	rmmod_hammer_stop(&r->rm, hammer);
 	close(pin);
 
-	TH_LOG("%d rounds: racing attach %ld attached, %ld refused; attach after unmark %ld ok, %ld failed; unmark failed %ld (unrevoked %ld); leftovers %ld",
-	       round, a->racing_ok, a->racing_refused, a->after_ok,
+	TH_LOG("%d rounds in %.1f s: racing attach %ld attached, %ld refused; attach after unmark %ld ok, %ld failed; unmark failed %ld (unrevoked %ld); leftovers %ld",
+	       round, race_ran(start), a->racing_ok, a->racing_refused, a->after_ok,
 	       a->after_bad, a->unmark_failed, a->unmark_unrevoked,
 	       a->leftover);
 	TH_LOG("container: mounts from its copy %ld, refused after unmark %ld, late %ld; attached mounts checked %ld ok, %ld bad",

@@ -546,7 +546,7 @@ TEST_F(world, lazy_umount_races_open_files_fifos_programs_and_locks)
 	int pin, round = 0, i, fw, fw2, fr, fr2;
 	long base_ref, fails = 0;
 	struct statfs sfs;
-	long long end;
+	long long start;
 
 	ASSERT_NE(r, NULL);
 	umount_tree(w);
@@ -558,8 +558,12 @@ TEST_F(world, lazy_umount_races_open_files_fifos_programs_and_locks)
 	hammer = rmmod_hammer(&r->rm);
 	ASSERT_GT(hammer, 0);
 
-	end = now_ns() + race_secs() * 1000000000LL;
-	while (now_ns() < end) {
+	start = now_ns();
+	while (race_goes_on(start, CNT_GET(r->io_after) &&
+			    CNT_GET(r->fifo_after) &&
+			    CNT_GET(r->fifo_opened_after) &&
+			    CNT_GET(r->pings_after) &&
+			    CNT_GET(r->churn_after) && CNT_GET(r->rm.tries))) {
 		ASSERT_EQ(shiftfs_mount_default(w), 0);
 		CNT_SET(r->detached_ns, 0);
 		CNT_SET(r->stop, 0);
@@ -633,8 +637,8 @@ TEST_F(world, lazy_umount_races_open_files_fifos_programs_and_locks)
 	rmmod_hammer_stop(&r->rm, hammer);
 	close(pin);
 
-	TH_LOG("%d rounds: file I/O %ld (%ld detached, %ld failed); FIFO %ld bytes (%ld detached, %ld opens completed detached); program pings %ld (%ld detached, %ld failed)",
-	       round, r->io_ok, r->io_after, r->io_fail, r->fifo_bytes,
+	TH_LOG("%d rounds in %.1f s: file I/O %ld (%ld detached, %ld failed); FIFO %ld bytes (%ld detached, %ld opens completed detached); program pings %ld (%ld detached, %ld failed)",
+	       round, race_ran(start), r->io_ok, r->io_after, r->io_fail, r->fifo_bytes,
 	       r->fifo_after, r->fifo_opened_after, r->pings, r->pings_after,
 	       r->ping_fail);
 	TH_LOG("locks got after release %ld, early %ld; churn %ld ops (%ld detached); paths reaching the detached mount %ld",
@@ -781,6 +785,7 @@ TEST_F(world, exec_races_rename_and_write_opens)
 	int pin, i, n = 0, in, out, wfd;
 	char c = 0, name[160];
 	struct stat st;
+	long long start;
 	long base_ref;
 
 	ASSERT_NE(r, NULL);
@@ -843,7 +848,13 @@ TEST_F(world, exec_races_rename_and_write_opens)
 			n++;
 		}
 	}
-	sleep(race_secs());
+	start = now_ns();
+	while (race_goes_on(start, CNT_GET(r->exec_ok) &&
+			    CNT_GET(r->exec_txtbsy) && CNT_GET(r->wopen_ok) &&
+			    CNT_GET(r->wopen_txtbsy) && CNT_GET(r->renames) &&
+			    CNT_GET(r->rm.tries)))
+		usleep(100000);
+	TH_LOG("raced %.1f s", race_ran(start));
 	/* The program still runs. */
 	EXPECT_EQ(write(in, "x", 1), 1);
 	EXPECT_EQ(read(out, &c, 1), 1);

@@ -89,6 +89,31 @@ static inline long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * Whether a race goes on: for race_secs() seconds from @start, then, as
+ * long as @seen is false (not every outcome the race's checks require
+ * has happened yet), for up to RACE_GRACE_SECS more.  A loaded host (CI:
+ * two guests and a kernel build on two cores) can give a 3-second race
+ * too few rounds to see, say, one ETXTBSY; a race that has not seen them
+ * by the end of the grace fails its checks, as it would without it.
+ */
+#define RACE_GRACE_SECS 60
+
+static inline bool race_goes_on(long long start, bool seen)
+{
+	long long t = now_ns() - start;
+
+	if (t < race_secs() * 1000000000LL)
+		return true;
+	return !seen && t < (race_secs() + RACE_GRACE_SECS) * 1000000000LL;
+}
+
+/* How long a race ran, for its log. */
+static inline double race_ran(long long start)
+{
+	return (now_ns() - start) / 1e9;
+}
+
 /* Counters in memory shared by every process of a race. */
 #define CNT_ADD(p, n)	__atomic_add_fetch(&(p), (n), __ATOMIC_SEQ_CST)
 #define CNT_INC(p)	CNT_ADD(p, 1)
@@ -285,13 +310,14 @@ static inline int klog_slab_leaks(void)
 
 /*
  * main() of a race program: the harness' per-test timeout grows with
- * race_secs() (unless $HARNESS_TIMEOUT says otherwise).
+ * race_secs() and allows the grace (unless $HARNESS_TIMEOUT says
+ * otherwise).
  */
 static inline int race_main(int argc, char **argv)
 {
 	char t[32];
 
-	snprintf(t, sizeof(t), "%d", race_secs() * 3 + 90);
+	snprintf(t, sizeof(t), "%d", race_secs() * 3 + RACE_GRACE_SECS + 90);
 	setenv("HARNESS_TIMEOUT", t, 0);
 	printf("# race_secs=%d per race\n", race_secs());
 	return harness_main(argc, argv);
