@@ -13,6 +13,8 @@
 #               any of PATTERN,PATTERN...)
 #   -s warn     load the self-test module that WARNs (runner self-test);
 #   -s plant-B  the one that plants bug B (uaf, lockinv, leak: check-debug)
+#   -s plant-mount  leave a shiftfs mount for the teardown to find; several
+#               comma-separated (warn,plant-mount)
 #   -c CMD      run CMD in the guest instead of the tests (benchmarks)
 #   -a ARG      one more kernel argument for CMD to read (shiftfs.NAME=VALUE)
 #   -K KARG     one more kernel argument for the kernel (slub_debug=FZ for

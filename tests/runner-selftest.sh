@@ -272,8 +272,9 @@ else
 fi
 
 # A real guest whose kernel WARNs while every test program passes must be
-# reported as failed, and say why.
-"$here/run-guest.sh" -s warn -t NO_SUCH_TEST_PROGRAM "$kver" "$build" > "$tmp/run" 2>&1
+# reported as failed, and say why; in the same boot, a shiftfs mount left
+# after the tests must fail the guest's teardown.
+"$here/run-guest.sh" -s warn,plant-mount -t NO_SUCH_TEST_PROGRAM "$kver" "$build" > "$tmp/run" 2>&1
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'WARN' "$tmp/run" &&
    grep -q 'shiftfs_selftest_warn' "$tmp/run"; then
@@ -281,5 +282,11 @@ if [ $rc -ne 0 ] && grep -q 'WARN' "$tmp/run" &&
 else
 	sed 's/^/# /' "$tmp/run"
 	check 1 "runner fails a guest run whose kernel WARNs"
+fi
+if [ $rc -ne 0 ] && grep -q '^  teardown: no shiftfs mount left (1) and the module unloads' "$tmp/run"; then
+	check 0 "the teardown fails a run that leaves a shiftfs mount"
+else
+	sed 's/^/# /' "$tmp/run"
+	check 1 "the teardown fails a run that leaves a shiftfs mount"
 fi
 tap_done
