@@ -117,7 +117,12 @@ static int shiftfs_sync_fs(struct super_block *sb, int wait)
 	old = shiftfs_creds_caller_ids(sb);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
-	down_read(&lower_sb->s_umount);
+	/*
+	 * Under our own s_umount, held by the caller.  The lower superblock
+	 * may be shiftfs too (stacked twice): its s_umount is of the same
+	 * lock class, and always taken after ours, never before.
+	 */
+	down_read_nested(&lower_sb->s_umount, SINGLE_DEPTH_NESTING);
 	err = sync_filesystem(lower_sb);
 	up_read(&lower_sb->s_umount);
 	shiftfs_creds_revert(sb, old);
