@@ -21,8 +21,10 @@
  * the test as skipped with a reason.  Output is TAP version 13 on stdout;
  * diagnostics are "# " lines.  A test that does not finish within
  * HARNESS_TIMEOUT seconds (default 60, overridable per program by defining
- * it before including this file, or at run time with $HARNESS_TIMEOUT) is
- * killed and reported as "not ok ... # TIMEOUT".
+ * it before including this file, or at run time with $HARNESS_TIMEOUT),
+ * times $HARNESS_TIMEOUT_SCALE if set (a debug kernel is several times
+ * slower: make check-debug), is killed and reported as "not ok ...
+ * # TIMEOUT".
  *
  * With arguments, only tests whose names contain one of them are run.
  *
@@ -351,6 +353,9 @@ static inline int harness_main(int argc, char **argv)
 
 	if (env && atoi(env) > 0)
 		timeout = atoi(env);
+	env = getenv("HARNESS_TIMEOUT_SCALE");
+	if (env && atoi(env) > 0)
+		timeout *= atoi(env);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	harness_cur = mmap(NULL, sizeof(*harness_cur), PROT_READ | PROT_WRITE,
 			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
