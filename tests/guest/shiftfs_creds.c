@@ -60,6 +60,8 @@ static long unreclaimable_slab_kb(void)
 	long kb = -1;
 	struct dirent *de;
 	DIR *d = opendir("/sys/kernel/slab");
+	/* (The caller may have taken on a container's fsids.) */
+	int fsuid = setfsuid(0), fsgid = setfsgid(0);
 	FILE *f;
 	int fd;
 
@@ -77,6 +79,8 @@ static long unreclaimable_slab_kb(void)
 	}
 	if (d)
 		closedir(d);
+	setfsgid(fsgid);
+	setfsuid(fsuid);
 	f = fopen("/proc/meminfo", "r");
 	if (!f)
 		return -1;
