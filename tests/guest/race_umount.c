@@ -76,7 +76,6 @@ static void race_prog(void)
 	_exit(0);
 }
 
-
 /*
  * Run @path in @mode: its pid with its stdin and stdout on pipes (*in,
  * *out), once it ran ('R' for hold; for ino, nothing read yet); or

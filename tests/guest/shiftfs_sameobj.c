@@ -26,7 +26,6 @@ __attribute__((constructor)) static void sleeper(void)
 		pause();
 }
 
-
 /*
  * Run @path as a sleeper: its pid once it runs, or -errno of execve().
  * stdout is our pipe, so the exec failing or succeeding is seen either way.

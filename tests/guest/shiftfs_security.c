@@ -52,7 +52,6 @@ __attribute__((constructor)) static void idprobe(void)
 	_exit(0);
 }
 
-
 struct probe {
 	int err;		/* errno of execve, or 0 */
 	unsigned int euid, egid, permitted;

@@ -351,11 +351,6 @@ static inline int in_container(int (*fn)(void *), void *arg)
 	return run_in_userns(map, map, false, fn, arg);
 }
 
-/*
- * An unprivileged caller in the initial namespace: setfsuid() to a
- * non-zero id drops the filesystem capabilities too.
- */
-/* The permission bits of @path (not followed), or (mode_t)-1. */
 /* Copy this program to @dst (mode 0755), to exec it from there. */
 static inline int copy_self(const char *dst)
 {
@@ -375,6 +370,7 @@ static inline int copy_self(const char *dst)
 	return n;
 }
 
+/* The permission bits of @path (not followed), or (mode_t)-1. */
 static inline mode_t mode_of(const char *path)
 {
 	struct stat st;
@@ -384,6 +380,10 @@ static inline mode_t mode_of(const char *path)
 	return st.st_mode & 07777;
 }
 
+/*
+ * An unprivileged caller in the initial namespace: setfsuid() to a
+ * non-zero id drops the filesystem capabilities too.
+ */
 static inline void become_fsids(uid_t uid, gid_t gid)
 {
 	setfsgid(gid);
