@@ -346,6 +346,17 @@ static inline int harness_run_one(int idx, int num, int timeout)
 	return ok ? 0 : 1;
 }
 
+/*
+ * How much slower than a normal kernel this one is said to be:
+ * $HARNESS_TIMEOUT_SCALE (the debug kernels: five), else 1.
+ */
+static inline int harness_timeout_scale(void)
+{
+	const char *env = getenv("HARNESS_TIMEOUT_SCALE");
+
+	return env && atoi(env) > 0 ? atoi(env) : 1;
+}
+
 static inline int harness_main(int argc, char **argv)
 {
 	int i, num = 0, selected = 0, failed = 0, timeout = HARNESS_TIMEOUT;
@@ -353,9 +364,7 @@ static inline int harness_main(int argc, char **argv)
 
 	if (env && atoi(env) > 0)
 		timeout = atoi(env);
-	env = getenv("HARNESS_TIMEOUT_SCALE");
-	if (env && atoi(env) > 0)
-		timeout *= atoi(env);
+	timeout *= harness_timeout_scale();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	harness_cur = mmap(NULL, sizeof(*harness_cur), PROT_READ | PROT_WRITE,
 			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -26,10 +26,11 @@
  * a running container (a process in its own user and mount namespaces,
  * which itself keeps mounting from its copy of the mark): unmark never
  * leaves an unrevoked mark, and never fails (an attach that started
- * before the revocation holds the mark for moments: unmark waits); attach either refuses (the tree was still
- * marked) leaving no directory behind, or attaches a working shifted
- * mount that the container's root writes as image root; once unmark has
- * returned, attach always succeeds.
+ * before the revocation holds the mark for moments: unmark waits);
+ * attach either refuses (the tree was still marked) leaving no
+ * directory behind, or attaches a working shifted mount that the
+ * container's root writes as image root; once unmark has returned,
+ * attach always succeeds.
  *
  * The runner's scan of the kernel log fails the run on any WARN, BUG,
  * KASAN or lockdep report.  Duration: race_util.h.
@@ -384,7 +385,7 @@ TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 			ASSERT_GT(pids[i], 0);
 		}
 		ASSERT_EQ(wait_ready(r, NR_NS * NS_WORKERS), 0);
-		usleep(rnd(&seed) % 150000 * race_scale());
+		usleep(rnd(&seed) % 150000 * harness_timeout_scale());
 		n = revoke_by(round, w->lower, log);
 		CNT_SET(r->revoked_ns, now_ns());
 		if (n) {
@@ -396,7 +397,8 @@ TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 		/* What remains of the mark on the host goes too. */
 		if ((round % 4 == 1 || round % 4 == 3) && !race_plant("revoke"))
 			EXPECT_EQ(umount2(w->lower, 0), 0);
-		usleep((100000 + rnd(&seed) % 100000) * race_scale());
+		usleep((100000 + rnd(&seed) % 100000) *
+		       harness_timeout_scale());
 		CNT_SET(r->stop, 1);
 		for (i = 0; i < NR_NS; i++)
 			EXPECT_EQ(wait_status(pids[i]), 0);

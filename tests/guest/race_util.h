@@ -102,20 +102,13 @@ static inline long long now_ns(void)
 #define RACE_GRACE_SECS 60
 
 /*
- * How much slower than a normal kernel this one is said to be:
- * $HARNESS_TIMEOUT_SCALE (the debug kernels: five), else 1.  The grace
- * and race_mark's windows within a round are that much longer.
+ * On a kernel said to be slower (harness_timeout_scale(): the debug
+ * kernels, five), the grace and race_mark's windows within a round are
+ * that much longer.
  */
-static inline int race_scale(void)
-{
-	const char *env = getenv("HARNESS_TIMEOUT_SCALE");
-
-	return env && atoi(env) > 0 ? atoi(env) : 1;
-}
-
 static inline int race_grace_secs(void)
 {
-	return RACE_GRACE_SECS * race_scale();
+	return RACE_GRACE_SECS * harness_timeout_scale();
 }
 
 static inline bool race_goes_on(long long start, bool seen)
