@@ -175,15 +175,8 @@ static inline long slab_active(const char *cache)
 	char line[512], name[128];
 	FILE *f;
 	long active = -1, n;
-	int fd;
 
-	snprintf(line, sizeof(line), "/sys/kernel/slab/%s/shrink", cache);
-	fd = open(line, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "1", 1) != 1)
-			{ /* a cache that cannot shrink is counted as it is */ }
-		close(fd);
-	}
+	slab_shrink(cache);
 	f = fopen("/proc/slabinfo", "r");
 	if (!f)
 		return -1;
