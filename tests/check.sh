@@ -108,10 +108,15 @@ count_part() {
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 	summary+=("$(printf '%-45s %s passed, %s failed, %s skipped  (%ss)' "$name" "$p" "$f" "$s" $(( $(date +%s) - t0 )))")
-	grep -A 1000 '^SKIPPED:' "$log" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
-		sed "s|^ *|  SKIP [$name] |" >> "$logdir/skips"
-	grep -A 1000 '^FAILED:' "$log" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
-		sed "s|^ *|  FAIL [$name] |" >> "$logdir/fails"
+	section "$log" SKIPPED "SKIP [$name]" >> "$logdir/skips"
+	section "$log" FAILED "FAIL [$name]" >> "$logdir/fails"
+}
+
+# section LOG HEADING TAG: the "  " lines of LOG's HEADING: list (the
+# runners' SKIPPED: and FAILED:, tests/tap-summary.awk), each tagged.
+section() {
+	grep -A 1000 "^$2:" "$1" | sed -n '2,/^[A-Z]*:$/p' | grep '^  ' |
+		sed "s|^ *|  $3 |"
 }
 
 rm -f "$logdir/skips" "$logdir/fails"
