@@ -31,6 +31,7 @@ case $secs in
 ''|*[!0-9]*) echo "check-debug.sh: STRESS_SECS '$secs' is not a number of seconds" >&2; exit 2 ;;
 esac
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib/counts.sh"
 start=$(date +%s)
 
 t0=$(date +%s)
@@ -72,7 +73,7 @@ failed=0
 summary=()
 # guest PART ARGS...: one boot of the debug kernel, its logs kept apart.
 guest() {
-	local part=$1 rc line p f t
+	local part=$1 rc p f t
 	shift
 	t=$(date +%s)
 	# KASAN, lockdep and SLUB debugging make the kernel several times
@@ -84,10 +85,8 @@ guest() {
 	rm -rf "$d/logs/$part"
 	mkdir -p "$d/logs/$part"
 	cp "$d/logs/console.log" "$d/logs/tap.log" "$d/logs.$part.out" "$d/logs/$part/"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$d/logs.$part.out" | tail -n 1)
-	p=$(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
-	f=$(echo "$line" | sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p')
-	GUEST_RC=$rc GUEST_P=${p:-0} GUEST_F=${f:-1}
+	read -r p f _ <<< "$(part_counts "$d/logs.$part.out" "$rc")"
+	GUEST_RC=$rc GUEST_P=$p GUEST_F=$f
 	GUEST_T=$(($(date +%s) - t))
 }
 count() {
@@ -98,9 +97,7 @@ count() {
 
 # 1. The whole suite, and the teardown with kmemleak's scan.
 guest suite -a shiftfs.timeout=3600 -T 10800
-f=$GUEST_F
-[ "$GUEST_RC" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-count "suite ($rel)" "$GUEST_P" "$f" "$GUEST_T"
+count "suite ($rel)" "$GUEST_P" "$GUEST_F" "$GUEST_T"
 
 # 2. What the detectors look for in the suite's boot: the banners.
 bp=0 bf=0
@@ -118,9 +115,7 @@ count "banner (KASAN, lockdep, kmemleak)" $bp $bf 0
 # 3. The race and stress programs, long.
 guest stress -t race,stress -a "shiftfs.race_secs=$secs" -a shiftfs.timeout=$((secs * 4 + 1800)) \
 	-T $((secs * 8 + 3600))
-f=$GUEST_F
-[ "$GUEST_RC" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-count "stress (${secs} s a race)" "$GUEST_P" "$f" "$GUEST_T"
+count "stress (${secs} s a race)" "$GUEST_P" "$GUEST_F" "$GUEST_T"
 
 # 4. Each planted bug must fail its boot, reported by its detector.
 dp=0 df=0 dt=$(date +%s)

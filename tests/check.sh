@@ -24,6 +24,7 @@ kvers=$1
 build=$2
 pattern=${3:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib/counts.sh"
 logdir=$build/check
 mkdir -p "$logdir"
 
@@ -89,21 +90,10 @@ wait_part() {
 
 # count_part NAME LOG RC T0: add up a finished part's counts.
 count_part() {
-	local name=$1 log=$2 rc=$3 t0=$4 line p f s
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [ -z "$line" ]; then
-		p=0; f=1; s=0
+	local name=$1 log=$2 rc=$3 t0=$4 counts p f s
+	counts=$(part_counts "$log" "$rc") ||
 		echo "check.sh: $name printed no result line (exit $rc)"
-	else
-		p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
-		f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
-		s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
-		s=${s:-0}
-		# A part that failed without counting a failure still failed.
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			f=1
-		fi
-	fi
+	read -r p f s <<< "$counts"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
