@@ -310,6 +310,12 @@ LXCHOOKDIR := $(PREFIX)/share/lxc/hooks
 LXCCONFDIR := $(PREFIX)/share/lxc/config
 # AppArmor loads profiles from /etc/apparmor.d only, whatever the prefix.
 APPARMORDIR := /etc/apparmor.d
+# systemd's unit directory: Debian's own for PREFIX=/usr (the packages),
+# else PREFIX/lib/systemd/system, which systemd reads too.
+UNITDIR := $(if $(filter /usr,$(PREFIX)),$(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system),$(PREFIX)/lib/systemd/system)
+SYSTEMD_LIVE := [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
+# debian/rules installs the unit with dh_installsystemd instead.
+INSTALL_UNIT ?= yes
 # True where the hook's profile is to be (un)loaded: AppArmor runs here and
 # the install is not into a DESTDIR (a package loads it from its postinst).
 AA_LIVE = [ -z "$(DESTDIR)" ] && [ -d /sys/kernel/security/apparmor ] && \
@@ -320,7 +326,7 @@ DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
 
 INSTALLED_USERSPACE := $(SBINDIR)/shiftctl $(MANDIR)/man8/shiftctl.8 \
 	$(COMPLETIONDIR)/shiftctl $(LXCHOOKDIR)/shiftfs $(LXCCONFDIR)/shiftfs.conf \
-	$(APPARMORDIR)/shiftfs-lxc-hook
+	$(APPARMORDIR)/shiftfs-lxc-hook $(UNITDIR)/shiftfs-marks.service
 
 install: install-userspace install-dkms-src
 
@@ -337,6 +343,15 @@ install-userspace: shiftctl
 		echo "apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook"; \
 		apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook; \
 	fi
+ifeq ($(INSTALL_UNIT),yes)
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' shiftctl/shiftfs-marks.service > $(DESTDIR)$(UNITDIR)/shiftfs-marks.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/shiftfs-marks.service
+endif
+	@if [ "$(INSTALL_UNIT)" = yes ] && $(SYSTEMD_LIVE); then \
+		echo "systemctl enable shiftfs-marks.service"; \
+		systemctl daemon-reload && systemctl enable shiftfs-marks.service; \
+	fi
 
 install-dkms-src:
 	install -d $(DESTDIR)$(DKMSSRCDIR)
@@ -350,14 +365,17 @@ uninstall:
 	@if [ -f $(APPARMORDIR)/shiftfs-lxc-hook ] && $(AA_LIVE); then \
 		apparmor_parser -R $(APPARMORDIR)/shiftfs-lxc-hook || true; \
 	fi
+	@if [ -f $(DESTDIR)$(UNITDIR)/shiftfs-marks.service ] && $(SYSTEMD_LIVE); then \
+		systemctl disable --now shiftfs-marks.service || true; \
+	fi
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_USERSPACE))
 	rm -f $(addprefix $(DESTDIR)$(DKMSSRCDIR)/,$(notdir $(DKMS_FILES)) dkms.conf)
 	-rmdir $(DESTDIR)$(DKMSSRCDIR) 2>/dev/null
 	@for d in $(SBINDIR) $(MANDIR)/man8 $(MANDIR) $(COMPLETIONDIR) \
 		$(PREFIX)/share/bash-completion $(LXCHOOKDIR) $(LXCCONFDIR) \
-		$(PREFIX)/share/lxc $(PREFIX)/share $(PREFIX) /usr/src /usr \
-		$(APPARMORDIR) /etc; do \
-		[ -n "$(DESTDIR)" ] || case $$d in /usr|/usr/src|/usr/local|/usr/share|/usr/local/share|/usr/sbin|/usr/local/sbin|/etc|/etc/apparmor.d) continue;; esac; \
+		$(PREFIX)/share/lxc $(PREFIX)/share $(UNITDIR) $(PREFIX)/lib/systemd \
+		$(PREFIX)/lib $(PREFIX) /usr/src /usr $(APPARMORDIR) /etc; do \
+		[ -n "$(DESTDIR)" ] || case $$d in /usr|/usr/src|/usr/local|/usr/share|/usr/local/share|/usr/sbin|/usr/local/sbin|/usr/lib|/usr/local/lib|/lib|/etc|/etc/apparmor.d) continue;; esac; \
 		rmdir $(DESTDIR)$$d 2>/dev/null || true; \
 	done
 

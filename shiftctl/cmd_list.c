@@ -17,7 +17,7 @@
 enum {
 	COL_TARGET, COL_SOURCE, COL_MODE, COL_NOSUID, COL_NODEV, COL_NOEXEC,
 	COL_MAPS, COL_UIDMAP, COL_GIDMAP, COL_DEVICE, COL_IMAGE, COL_RO,
-	COL_MARK,
+	COL_MARK, COL_USER,
 };
 
 static const struct list_column {
@@ -51,18 +51,21 @@ static const struct list_column {
 			 "1 if read-only" },
 	[COL_MARK]   = { "MARK", 1, SCOLS_FL_RIGHT, SCOLS_JSON_BOOLEAN,
 			 "1 if a mark (see shiftctl mark)" },
+	[COL_USER]   = { "USER", 0.1, 0, SCOLS_JSON_STRING,
+			 "the user a mark serves (its uids in his /etc/subuid range)" },
 };
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 static const int default_columns[] = {
-	COL_TARGET, COL_SOURCE, COL_MODE, COL_NOSUID, COL_MAPS,
+	COL_TARGET, COL_SOURCE, COL_MODE, COL_USER, COL_NOSUID, COL_MAPS,
 };
 
 /* --json without --output: every key the JSON output has always had */
 static const int default_json_columns[] = {
 	COL_TARGET, COL_SOURCE, COL_DEVICE, COL_IMAGE, COL_RO, COL_MARK,
 	COL_NOSUID, COL_NODEV, COL_NOEXEC, COL_MAPS, COL_UIDMAP, COL_GIDMAP,
+	COL_USER,
 };
 
 struct list_ctl {
@@ -181,6 +184,7 @@ struct list_row {
 	char *image;		/* the image file behind device, if known */
 	struct idmap uid, gid;
 	bool maps_ok;
+	char user[64];		/* whom a mark serves, or "" */
 };
 
 /*
@@ -281,6 +285,9 @@ static int cell(const struct list_row *r, int id, bool json, char **data)
 	case COL_IMAGE:
 		s = r->image;
 		break;
+	case COL_USER:
+		s = r->user;
+		break;
 	}
 	if (!s || !*s)
 		return 0;
@@ -307,6 +314,8 @@ static int add_row(struct libscols_table *tb, const struct list_ctl *ctl,
 	r.maps_ok = idmap_parse_options(r.fs_opts ? r.fs_opts : "", &r.uid,
 					&r.gid, NULL, 0) == 0;
 	find_image(&r);
+	if (r.mark && r.maps_ok && mark_user(&r.uid, r.user, sizeof(r.user)))
+		r.user[0] = '\0';
 
 	ln = scols_table_new_line(tb, NULL);
 	if (!ln) {

@@ -18,6 +18,31 @@
 
 #include "shiftctl.h"
 
+int mark_dir_fd(const char *path, int dfd, const struct idmap *uid,
+		const struct idmap *gid)
+{
+	struct shift_opts opts = { .uid = uid, .gid = gid, .kind = SHIFT_MARK };
+	_cleanup_close_ int mfd = -EBADF;
+	_cleanup_free_ char *options = NULL;
+	int ret;
+
+	mfd = shift_build(path, &opts);
+	if (mfd < 0)
+		return -1;
+	if (dfd >= 0)
+		ret = move_mount(mfd, "", dfd, "",
+				 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	else
+		ret = move_mount(mfd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	if (ret) {
+		warn("%s: cannot put the mark on it", path);
+		return -1;
+	}
+	options = idmap_format_options(uid, gid);
+	sc_debug("%s marked with %s", path, options ? options : "?");
+	return 0;
+}
+
 int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -25,19 +50,36 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		{ "gidmap",    required_argument, NULL, 'g' },
 		{ "pid",       required_argument, NULL, 'p' },
 		{ "container", required_argument, NULL, 'c' },
+		{ "user",      required_argument, NULL, 'U' },
+		{ "own-ids",   no_argument,       NULL, 'O' },
+		{ "declare",   no_argument,       NULL, 'D' },
+		{ "declared",  no_argument,       NULL, 'A' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ "version",   no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct map_source ms;
-	struct shift_opts opts = { .uid = &ms.uid, .gid = &ms.gid,
-				   .kind = SHIFT_MARK };
-	_cleanup_close_ int mfd = -EBADF;
-	_cleanup_free_ char *abs = NULL, *options = NULL;
+	_cleanup_free_ char *abs = NULL;
+	bool own_ids = false, declare = false, declared = false;
+	const char *user = NULL;
 	int c, ret;
 
 	map_source_init(&ms);
 	while ((c = getopt_long(argc, argv, "u:g:p:c:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'U':
+			user = optarg;
+			continue;
+		case 'O':
+			own_ids = true;
+			continue;
+		case 'D':
+			declare = true;
+			continue;
+		case 'A':
+			declared = true;
+			continue;
+		}
 		ret = map_source_option(cmd, &ms, c, optarg);
 		if (ret >= 0) {
 			if (ret)
@@ -46,15 +88,34 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		}
 		return common_option(cmd, c);
 	}
+	if (declared) {
+		if (argc != optind || user || own_ids || declare ||
+		    ms.uid.nr || ms.gid.nr || map_source_from_process(&ms))
+			return cmd_usage_error(cmd, "--declared takes no DIR and no other option: it makes the marks %s declares",
+					       "/etc/shiftfs/marks");
+		if (need_privileges())
+			return EXIT_FAILURE;
+		return mark_declared_all();
+	}
 	if (argc - optind != 1)
 		return cmd_usage_error(cmd, "expected DIR");
 	ret = map_source_check(cmd, &ms);
 	if (ret)
 		return ret;
-	if (!map_source_from_process(&ms) && (!ms.uid.nr || !ms.gid.nr))
-		return cmd_usage_error(cmd, "a mark needs the maps it allows: --uidmap and --gidmap, or --pid/--container (without maps it would let any user namespace act as root on DIR)");
+	if (own_ids && !user)
+		return cmd_usage_error(cmd, "--own-ids goes with --user NAME");
+	if (user && (ms.uid.nr || ms.gid.nr || map_source_from_process(&ms)))
+		return cmd_usage_error(cmd, "--user NAME takes the maps from NAME's /etc/subuid and /etc/subgid ranges: give no other maps");
+	if (declare && map_source_from_process(&ms))
+		return cmd_usage_error(cmd, "--declare takes --user NAME or --uidmap and --gidmap: a process's maps do not outlive it");
+	if (!user && !map_source_from_process(&ms) && (!ms.uid.nr || !ms.gid.nr))
+		return cmd_usage_error(cmd, "a mark needs the maps it allows: --user NAME, --uidmap and --gidmap, or --pid/--container (without maps it would let any user namespace act as root on DIR)");
 
 	if (need_privileges())
+		return EXIT_FAILURE;
+	if (declare)
+		return mark_declare(argv[optind], user, own_ids, &ms.uid, &ms.gid);
+	if (user && user_maps(user, own_ids, &ms.uid, &ms.gid))
 		return EXIT_FAILURE;
 	if (map_source_resolve(&ms, false))
 		return EXIT_FAILURE;
@@ -65,16 +126,8 @@ int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv)
 		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
-	mfd = shift_build(abs, &opts);
-	if (mfd < 0)
-		return EXIT_FAILURE;
-	if (move_mount(mfd, "", AT_FDCWD, abs, MOVE_MOUNT_F_EMPTY_PATH)) {
-		warn("%s: cannot put the mark on it", argv[optind]);
-		return EXIT_FAILURE;
-	}
-	options = idmap_format_options(&ms.uid, &ms.gid);
-	sc_debug("%s marked with %s", abs, options ? options : "?");
-	return EXIT_SUCCESS;
+	return mark_dir_fd(abs, -EBADF, &ms.uid, &ms.gid) ? EXIT_FAILURE
+							   : EXIT_SUCCESS;
 }
 
 /*

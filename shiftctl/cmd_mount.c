@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "decl.h"
 #include "shiftctl.h"
 
 enum {
@@ -338,9 +339,66 @@ int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv)
 	return unmount_cmd(cmd, argc, argv, false);
 }
 
+int unmark_dir(const char *abs, const char *shown)
+{
+	return unmount_shiftfs(NULL, abs, shown, true);
+}
+
+/*
+ * unmark DIR: its mark revoked and unmounted, and its declaration
+ * (/etc/shiftfs/marks) dropped; unmark --declared: every declared mark
+ * unmade, the declarations kept (shiftfs-marks.service's stop).
+ */
 int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv)
 {
-	return unmount_cmd(cmd, argc, argv, true);
+	static const struct option longopts[] = {
+		{ "declared", no_argument, NULL, 'D' },
+		{ "help",     no_argument, NULL, 'h' },
+		{ "version",  no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	_cleanup_free_ char *abs = NULL;
+	struct top_mount top;
+	bool all = false, marked;
+	char why[512];
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		if (c == 'D') {
+			all = true;
+			continue;
+		}
+		return common_option(cmd, c);
+	}
+	if (all ? argc != optind : argc - optind != 1)
+		return cmd_usage_error(cmd, all ? "--declared takes no DIR" : "expected DIR");
+	if (need_privileges())
+		return EXIT_FAILURE;
+	if (all)
+		return unmark_declared_all();
+	abs = realpath(argv[optind], NULL);
+	if (!abs) {
+		/* a declaration whose directory is gone can still be dropped */
+		if (errno != ENOENT ||
+		    decl_check_path(argv[optind], why, sizeof(why)) ||
+		    undeclare(argv[optind]) != 1) {
+			warn("%s", argv[optind]);
+			return EXIT_FAILURE;
+		}
+		return EXIT_SUCCESS;
+	}
+	marked = !find_top_mount(NULL, abs, &top) && top.mark;
+	if (marked && unmark_dir(abs, argv[optind]))
+		return EXIT_FAILURE;
+	ret = undeclare(abs);
+	if (ret < 0)
+		return EXIT_FAILURE;
+	if (!marked && !ret) {
+		warnx("%s: not marked (no shiftfs mark is the top mount there, and %s does not declare it)",
+		      argv[optind], DECL_FILE);
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
 }
 
 static int open_mntns(pid_t pid)

@@ -365,3 +365,47 @@ int64_t idmap_map(const struct idmap *map, uint32_t from)
 	}
 	return -1;
 }
+
+/*
+ * The kernel's rule for a mount from a mark (module/mark.c,
+ * shiftfs_extent_allowed()): every extent of map lies inside the mark at
+ * one offset (TO - FROM), in one extent of the mark or across adjacent
+ * extents with that offset.
+ */
+static bool extent_allowed(const struct idmap *mark, const struct idmap_extent *e)
+{
+	uint64_t pos = e->from, end = (uint64_t)e->from + e->count;
+	const struct idmap_extent *m;
+	unsigned int i;
+	bool moved;
+
+	/* the mark need not be sorted: look for the extent holding pos */
+	do {
+		moved = false;
+		for (i = 0; i < mark->nr && pos < end; i++) {
+			m = &mark->ext[i];
+			if (pos < m->from || pos >= (uint64_t)m->from + m->count)
+				continue;
+			if ((uint64_t)e->to + m->from != (uint64_t)m->to + e->from)
+				return false;
+			pos = (uint64_t)m->from + m->count;
+			moved = true;
+		}
+	} while (moved && pos < end);
+	return pos >= end;
+}
+
+int idmap_allows(const struct idmap *mark, const struct idmap *map,
+		 struct idmap_extent *refused)
+{
+	unsigned int i;
+
+	for (i = 0; i < map->nr; i++) {
+		if (!extent_allowed(mark, &map->ext[i])) {
+			if (refused)
+				*refused = map->ext[i];
+			return 0;
+		}
+	}
+	return 1;
+}

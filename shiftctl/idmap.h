@@ -91,6 +91,15 @@ int idmap_parse_options(const char *opts, struct idmap *uid,
 int64_t idmap_map(const struct idmap *map, uint32_t from);
 
 /*
+ * Whether a mark with map mark lets a user namespace whose derived map is
+ * map mount from it (the kernel's rule: each extent inside the mark at
+ * one offset); 1 if so, else 0 with the first refused extent in *refused
+ * (if not NULL).
+ */
+int idmap_allows(const struct idmap *mark, const struct idmap *map,
+		 struct idmap_extent *refused);
+
+/*
  * The pure parsers' way to fail: the message in err (if given), ret
  * returned.  Shared with lxchook.c.
  */

@@ -798,6 +798,11 @@ int find_top_mount(FILE *mountinfo, const char *target, struct top_mount *top)
 	opts = mnt_fs_get_fs_options(fs);
 	top->mark = mnt_fs_match_fstype(fs, "shiftfs") && opts &&
 		    !mnt_optstr_get_option(opts, "mark", NULL, NULL);
+	idmap_init(&top->uid);
+	idmap_init(&top->gid);
+	if (mnt_fs_match_fstype(fs, "shiftfs") && opts &&
+	    idmap_parse_options(opts, &top->uid, &top->gid, NULL, 0))
+		ret = -EINVAL;
 out:
 	mnt_unref_table(tb);
 	return ret;

@@ -69,18 +69,28 @@ static const struct sc_cmd commands[] = {
 		"     --allow-identity         accept a process outside any user namespace\n",
 	},
 	{ .name = "mark", .handler = cmd_mark,
-	  .args = "[options] DIR",
+	  .args = "[options] DIR | --declared",
 	  .help = "let user namespaces with allowed maps shift-mount DIR",
 	  .options =
 		" -u, --uidmap FROM:TO:COUNT   allow underlying uid FROM+i shown as TO+i (repeatable)\n"
 		" -g, --gidmap FROM:TO:COUNT   allow underlying gid FROM+i shown as TO+i (repeatable)\n"
 		" -p, --pid PID                allow the maps of the user namespace of PID\n"
-		" -c, --container NAME         allow the maps of container NAME\n",
+		" -c, --container NAME         allow the maps of container NAME\n"
+		"     --user NAME              allow NAME's /etc/subuid and /etc/subgid ranges\n"
+		"     --own-ids                with --user: and NAME's own uid and gid, unshifted\n"
+		"     --declare                also declare the mark in /etc/shiftfs/marks, made\n"
+		"                                again at every boot (shiftfs-marks.service)\n"
+		"     --declared               make every mark /etc/shiftfs/marks declares\n",
+	  .notes =
+		"A declared mark's path is walked without following symbolic links, and\n"
+		"must be one only root can change: every component owned by root, every\n"
+		"directory above DIR writable by root alone or sticky.\n",
 	},
 	{ .name = "unmark", .handler = cmd_unmark,
-	  .args = "DIR",
-	  .help = "drop the mark of DIR (mounts made from it stay)",
-	  .options = "",
+	  .args = "DIR | --declared",
+	  .help = "drop the mark of DIR and its declaration (mounts made from it stay)",
+	  .options =
+		"     --declared               drop every declared mark, keep the declarations\n",
 	},
 	{ .name = "list", .handler = cmd_list,
 	  .args = "[options]",

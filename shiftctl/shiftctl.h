@@ -120,6 +120,7 @@ int shift_build(const char *src, const struct shift_opts *opts);
 struct top_mount {
 	char fstype[32];
 	bool mark;	/* a shiftfs mark */
+	struct idmap uid, gid;	/* its maps, when a shiftfs mount */
 };
 
 /* -ENOENT if target is not a mount point; mountinfo NULL: our own */
@@ -132,6 +133,8 @@ int revoke_mark(const char *dir, const char *shown);
 int cmd_mount(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_unmark(const struct sc_cmd *cmd, int argc, char **argv);
+/* revoke and unmount the mark on abs: 0 or -errno (said) */
+int unmark_dir(const char *abs, const char *shown);
 int cmd_attach(const struct sc_cmd *cmd, int argc, char **argv);
 int cmd_detach(const struct sc_cmd *cmd, int argc, char **argv);
 
@@ -148,6 +151,20 @@ void list_columns_help(FILE *out);
 
 /* cmd_mark.c */
 int cmd_mark(const struct sc_cmd *cmd, int argc, char **argv);
+int mark_dir_fd(const char *path, int dfd, const struct idmap *uid,
+		const struct idmap *gid);
+
+/* cmd_decl.c: declared marks (decl.h) and marks made for a user */
+int user_maps(const char *user, bool own_ids, struct idmap *uid,
+	      struct idmap *gid);
+int mark_declare(const char *dir, const char *user, bool own_ids,
+		 const struct idmap *uid, const struct idmap *gid);
+int mark_declared_all(void);
+int unmark_declared_all(void);
+/* dir's declaration dropped, if it has one: 0, or -errno (said) */
+int undeclare(const char *dir);
+/* the user a mark with map uid serves, from /etc/subuid, into buf */
+int mark_user(const struct idmap *uid, char *buf, size_t size);
 int mount_from_mark(const char *src, const char *dst, bool ro);
 
 #endif /* SHIFTCTL_H */

@@ -26,7 +26,8 @@ for f in /usr/local/sbin/shiftctl /usr/local/share/man/man8/shiftctl.8 \
 	 /usr/local/share/bash-completion/completions/shiftctl \
 	 /usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
 	 /usr/src/shiftfs-$version/dkms.conf /usr/src/shiftfs-$version/Kbuild \
-	 /usr/src/shiftfs-$version/super.c /etc/apparmor.d/shiftfs-lxc-hook; do
+	 /usr/src/shiftfs-$version/super.c /etc/apparmor.d/shiftfs-lxc-hook \
+	 /usr/local/lib/systemd/system/shiftfs-marks.service; do
 	tap_check "installed $f" "[ -f '$dest$f' ]"
 done
 tap_check "shiftctl is executable" "[ -x '$dest/usr/local/sbin/shiftctl' ]"
@@ -35,6 +36,8 @@ tap_check "dkms.conf carries the version" \
 	"grep -q 'PACKAGE_VERSION=\"$version\"' '$dest/usr/src/shiftfs-$version/dkms.conf'"
 tap_check "LXC snippet names the installed hook" \
 	"grep -q '/usr/local/share/lxc/hooks/shiftfs' '$dest/usr/local/share/lxc/config/shiftfs.conf' && ! grep -q '@LXCHOOKDIR@' '$dest/usr/local/share/lxc/config/shiftfs.conf'"
+tap_check "the marks unit runs the installed shiftctl" \
+	"grep -qx 'ExecStart=/usr/local/sbin/shiftctl mark --declared' '$dest/usr/local/lib/systemd/system/shiftfs-marks.service'"
 tap_check "installed shiftctl runs" "'$dest/usr/local/sbin/shiftctl' --version | grep -q '$version'"
 
 make -s --no-print-directory -C "$top" uninstall DESTDIR="$dest" > "$dest.log" 2>&1

@@ -1,13 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Attacks on shiftctl run by root on paths, images and containers an
-# unprivileged user chose (issue 22, the attacker's pass): a --path that
+# unprivileged user chose (issue 22, the attacker's pass), and on the
+# marks root declares for users (issue 38): a --path that
 # goes through a symbolic link the container's user planted (attach runs
 # as host root in the container's mount namespace, and the directories it
 # makes are given to the container's root); an "image" that is a FIFO, a
 # symbolic link to one, a directory, or holds a filesystem other than
 # ext4, xfs or btrfs.  TAP output; every test runs in a subshell in its
 # own directory under /tmp and fails at its first failed check.
+# Declared marks: a declared path through a symbolic link or a directory
+# a user may write is never marked; a user can neither mark, unmark nor
+# make the declared marks; a mark made for a user (--user, from
+# /etc/subuid) lets his namespaces mount from it and no one else's.
 set -u
 
 SC=${SHIFTCTL:-shiftctl}
@@ -25,7 +30,9 @@ cleanup_all() {
 	for k in $KIDS; do kill "$k" 2>/dev/null; done
 	grep " $ROOT/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
 		while read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$ROOT"
+	rm -rf "$ROOT" /etc/shiftfs
+	[ -f /etc/passwd.attack ] && mv /etc/passwd.attack /etc/passwd
+	rm -f /etc/subuid /etc/subgid
 }
 trap cleanup_all EXIT
 
@@ -86,6 +93,23 @@ userns_child() {
 }
 
 in_ns() { nsenter -t "$1" -m sh -c "$2"; }
+
+# userns_as MAP: like userns_child, with uid_map and gid_map MAP (lines).
+userns_as() {
+	unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
+	kid=$!
+	n=0
+	while [ "$(readlink /proc/$kid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
+		n=$((n + 1))
+		[ $n -gt 100 ] && fail "child never entered a user namespace"
+		sleep 0.05
+	done
+	printf %b "$1" > /proc/$kid/uid_map || fail "uid_map $1"
+	printf %b "$1" > /proc/$kid/gid_map || fail "gid_map $1"
+	echo "$kid"
+}
+# as_ns_root PID CMD: CMD as root of PID's user namespace, in its mounts.
+as_ns_root() { nsenter -t "$1" -U -m sh -c "$2"; }
 
 t() {
 	name=$1
@@ -231,6 +255,131 @@ image_symlink_to_block_device_refused() {
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root"
 command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
 
+# ---- declared marks and marks for a user -----------------------------------
+
+# Users jejb (1000, subids 165536:65536) and alice (1001, 100000:65536),
+# as useradd leaves them; a root-owned image tree.
+users() {
+	[ -f /etc/passwd.attack ] || cp /etc/passwd /etc/passwd.attack
+	cp /etc/passwd.attack /etc/passwd
+	echo "jejb:x:1000:1000::/home/jejb:/bin/sh" >> /etc/passwd
+	echo "alice:x:1001:1001::/home/alice:/bin/sh" >> /etc/passwd
+	printf 'jejb:165536:65536\nalice:100000:65536\n' | tee /etc/subuid > /etc/subgid
+	rm -rf /etc/shiftfs
+	mkdir -p "$W/img/etc" "$W/mnt"
+	echo image > "$W/img/etc/hostname"
+	chown -R 0:0 "$W/img"
+	chmod 755 "$W"
+}
+as_user() { /usr/bin/setpriv --reuid "$1" --regid "$1" --clear-groups --inh-caps=-all sh -c "$2"; }
+
+# --user takes the maps from /etc/subuid; --own-ids keeps his 1000;
+# list says whom the mark serves; his namespace (the cover letter's build
+# map in his range) mounts from it and writes as 0 on disk; alice's
+# namespace, another range, is refused by the kernel.
+mark_for_user_from_subuid() {
+	users
+	sc 0 mark --user jejb --own-ids "$W/img"
+	sc 0 list --raw --noheadings --output TARGET,MODE,USER,MAPS
+	has out "$W/img mark jejb uidmap=0:165536:1000,uidmap=1000:1000:1,uidmap=1001:166537:64535,"
+	kid=$(userns_as '0 165536 1000\n1000 1000 1\n65534 231070 1\n') || fail "$kid"
+	KIDS="$KIDS $kid"
+	as_ns_root "$kid" "'$SC' mount '$W/img' '$W/mnt' && echo new > '$W/mnt/etc/new'" ||
+		fail "jejb's namespace could not mount from his mark and write"
+	kill "$kid"
+	kid=$(userns_as '0 100000 65536\n') || fail "$kid"
+	KIDS="$KIDS $kid"
+	as_ns_root "$kid" "'$SC' mount '$W/img' '$W/mnt'" > "$W/err" 2>&1 &&
+		fail "alice's namespace mounted from jejb's mark"
+	has err "not allowed by the mark"
+	kill "$kid"
+	sc 0 unmark "$W/img"
+	[ "$(stat -c %u:%g "$W/img/etc/new")" = 0:0 ] || fail "written as $(stat -c %u:%g "$W/img/etc/new")"
+}
+
+# --declare writes /etc/shiftfs/marks; unmark --declared drops the mark
+# and keeps the line; mark --declared makes it again (the boot unit);
+# unmark DIR drops both; a user can do none of it.
+declared_marks_come_back() {
+	users
+	sc 0 mark --declare --user jejb "$W/img"
+	has out "marked and declared"
+	grep -qxF "$W/img	user=jejb" /etc/shiftfs/marks || fail "not declared: $(cat /etc/shiftfs/marks)"
+	[ "$(stat -c %u:%a /etc/shiftfs/marks)" = 0:644 ] || fail "marks file $(stat -c %u:%a /etc/shiftfs/marks)"
+	as_user 1000 "'$SC' mark --declared" > "$W/err" 2>&1 && fail "a user made the declared marks"
+	as_user 1000 "'$SC' unmark '$W/img'" > "$W/err" 2>&1 && fail "a user unmarked"
+	as_user 1000 "'$SC' unmark --declared" > "$W/err" 2>&1 && fail "a user unmarked the declared marks"
+	as_user 1000 "'$SC' mark --declare --user jejb '$W/mnt'" > "$W/err" 2>&1 && fail "a user declared a mark"
+	has err "root"
+	grep -q " $W/img .* - shiftfs .*,mark" /proc/self/mountinfo || fail "the user's calls dropped the mark"
+	sc 0 unmark --declared
+	grep -q " $W/img " /proc/self/mountinfo && fail "unmark --declared left the mark"
+	grep -qxF "$W/img	user=jejb" /etc/shiftfs/marks || fail "unmark --declared dropped the declaration"
+	sc 0 mark --declared
+	has out "$W/img: marked for jejb"
+	grep -q " $W/img .* - shiftfs .*,mark,uidmap=0:165536:65536" /proc/self/mountinfo ||
+		fail "mark --declared did not mark: $(grep " $W/" /proc/self/mountinfo)"
+	sc 0 mark --declared
+	has out "marked already"
+	sc 0 unmark "$W/img"
+	has out "declaration dropped"
+	grep -q "$W/img" /etc/shiftfs/marks && fail "unmark left the declaration"
+	grep -q " $W/img " /proc/self/mountinfo && fail "unmark left the mark"
+	sc 1 unmark "$W/img"
+	has err "not marked"
+}
+
+# Root declared $W/pub/img, in a sticky directory anyone may write (as
+# /var/tmp/images is), and jejb made img first: a link to a tree of
+# root's ($W/etc).  The boot's mark --declared must not follow it, nor
+# mark a directory of his or one under a directory he may write, nor
+# take "..".
+declared_path_through_symlink_refused() {
+	users
+	mkdir -p "$W/pub" "$W/etc/secret" "$W/users/jejb/img"
+	chmod 1777 "$W/pub"
+	chown 1000:1000 "$W/users/jejb"
+	as_user 1000 "ln -s '$W/etc' '$W/pub/img'" || fail "could not plant the link"
+	mkdir -p /etc/shiftfs
+	printf '%s\tuser=jejb\n' "$W/pub/img" > /etc/shiftfs/marks
+	sc 1 mark --declared
+	has err "img is a symbolic link"
+	grep -q " $W/etc " /proc/self/mountinfo && fail "marked the link's target"
+	# --declare through the link: the same
+	sc 1 mark --declare --user jejb "$W/pub/img/secret"
+	has err "a symbolic link"
+	grep -q " $W/etc" /proc/self/mountinfo && fail "--declare marked through the link"
+	# a directory of his own in the sticky one: he could swap it later
+	as_user 1000 "rm '$W/pub/img' && mkdir '$W/pub/img'"
+	sc 1 mark --declared
+	has err "img belongs to uid 1000"
+	# a link he planted in his own directory (no sticky bit: the kernel's
+	# protected_symlinks would let root follow it)
+	as_user 1000 "ln -s '$W/etc' '$W/users/jejb/link'" || fail "could not plant the link"
+	printf '%s\tuser=jejb\n' "$W/users/jejb/link" > /etc/shiftfs/marks
+	sc 1 mark --declared
+	grep -q " $W/etc " /proc/self/mountinfo && fail "marked the target of his link"
+	sc 1 mark --declare --user jejb "$W/users/jejb/link/secret"
+	grep -q " $W/etc" /proc/self/mountinfo && fail "--declare marked through his link"
+	# a directory of root's under one of his
+	printf '%s\tuser=jejb\n' "$W/users/jejb/img" > /etc/shiftfs/marks
+	sc 1 mark --declared
+	has err "jejb belongs to uid 1000"
+	grep -q " $W/users/jejb/img " /proc/self/mountinfo && fail "marked under his directory"
+	# a group-writable directory above
+	mkdir -p "$W/shared/img"
+	chmod 775 "$W/shared"
+	printf '%s\tuser=jejb\n' "$W/shared/img" > /etc/shiftfs/marks
+	sc 1 mark --declared
+	has err "may write $W/shared"
+	# ".." never reaches the kernel
+	printf '%s/users/../etc\tuser=jejb\n' "$W" > /etc/shiftfs/marks
+	sc 1 mark --declared
+	has err "not canonical"
+	grep -q " $W/etc " /proc/self/mountinfo && fail "marked through .."
+	true
+}
+
 t attach_path_through_symlink_refused
 t attach_path_is_symlink_refused
 t attach_plain_path_still_works
@@ -240,5 +389,8 @@ t image_is_symlink_to_fifo_refused
 t image_is_directory_mounts_as_directory
 t image_other_filesystem_refused
 t image_symlink_to_block_device_refused
+t mark_for_user_from_subuid
+t declared_marks_come_back
+t declared_path_through_symlink_refused
 
 tap_done

@@ -242,16 +242,17 @@ expect "list --json --raw: exit 2" 2 stderr "mutually exclusive"
 	printf '%s\n' '33 25 0:43 / /mnt/\377bad rw - shiftfs /x rw,uidmap=0:1:1,gidmap=0:1:1'
 	printf '%s\n' '34 25 0:44 / /tmp rw - tmpfs tmpfs rw'
 } > "$tmp/mountinfo"
-lrun() { SHIFTCTL_MOUNTINFO=$tmp/mountinfo run "$@"; }
+printf 'jejb:100000:65536\n' > "$tmp/subuid"
+lrun() { SHIFTCTL_MOUNTINFO=$tmp/mountinfo SHIFTCTL_SUBUID=$tmp/subuid run "$@"; }
 lrun list
-if [ $rc -eq 0 ] && [ "$(head -n 1 "$tmp/stdout" | tr -s ' ')" = "TARGET SOURCE MODE NOSUID MAPS" ] &&
+if [ $rc -eq 0 ] && [ "$(head -n 1 "$tmp/stdout" | tr -s ' ')" = "TARGET SOURCE MODE USER NOSUID MAPS" ] &&
    grep -qE '^/mnt/a +/srv/a +rw +1 uidmap=0:100000:65536,gidmap=0:100000:65536$' "$tmp/stdout" &&
-   grep -qE '^/srv/rootfs +/srv/rootfs +mark +0 ' "$tmp/stdout" &&
+   grep -qE '^/srv/rootfs +/srv/rootfs +mark +jejb +0 ' "$tmp/stdout" &&
    grep -qE '^/mnt/b c +/dev/loop7 +ro +1 uidmap=0:100000:1000,uidmap=1000:1000:1,' "$tmp/stdout" &&
    ! grep -q tmpfs "$tmp/stdout" && [ "$(wc -l < "$tmp/stdout")" -eq 5 ]; then
-	ok "list: a table of the shiftfs mounts with NOSUID"
+	ok "list: a table of the shiftfs mounts with NOSUID, and whom the mark serves"
 else
-	not_ok "list: a table of the shiftfs mounts with NOSUID"
+	not_ok "list: a table of the shiftfs mounts with NOSUID, and whom the mark serves"
 fi
 lrun list --raw --noheadings --output target,nosuid,nodev,noexec,mode
 if [ $rc -eq 0 ] && [ "$(sed -n 1p "$tmp/stdout")" = "/mnt/a 1 1 0 rw" ] &&
@@ -273,6 +274,7 @@ assert a["nosuid"] is True and a["nodev"] is True and a["noexec"] is False, a
 assert a["ro"] is False and a["mark"] is False and a["device"] is None, a
 assert a["maps"] == "uidmap=0:100000:65536,gidmap=0:100000:65536", a
 assert mark["mark"] is True and mark["nosuid"] is False, mark
+assert mark["user"] == "jejb" and a["user"] is None, mark
 assert img["device"] == "/dev/loop7" and img["ro"] is True and img["noexec"] is True, img
 assert img["uidmap"] == ["0:100000:1000", "1000:1000:1"], img
 assert img["gidmap"] == ["0:100000:65536"], img
