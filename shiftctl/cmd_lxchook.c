@@ -30,6 +30,18 @@
  * unmarked, unmounted and removed in start-host (post-stop after a
  * failed start).  LOWER itself is never marked.
  *
+ * A container a user starts himself (lxc-start run by a uid other than
+ * 0; in pre-mount, a user namespace a user owns) uses the marks host root
+ * declared (shiftctl mark --declare --user NAME): the hook runs with the
+ * user's powers and marks nothing.  pre-start checks that the rootfs (an
+ * overlay's lower layer) carries a mark allowing the container's
+ * lxc.idmap, and refuses, naming the admin's command, when it does not;
+ * pre-mount mounts from that mark over it in the container's namespaces;
+ * start-host and post-stop leave the mark alone.  No records: the only
+ * state is a private lxcpath for lxc-info in a directory of the user's
+ * own (mkdtemp() under $XDG_RUNTIME_DIR, else /tmp), gone when pre-start
+ * ends.
+ *
  * Marks are made, dropped and mounted from by the very functions of
  * shiftctl mark, unmark and mount (run_command()).  The pure parts (what
  * LXC passes, the config, the records, the decisions) are in lxchook.c.
@@ -39,11 +51,14 @@
 #include <getopt.h>
 #include <libmount.h>
 #include <limits.h>
+#include <linux/nsfs.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -66,6 +81,8 @@ struct hook {
 	char *rec;		/* this container's record */
 	char *key;		/* NAME@CONFIG */
 	int lockfd;
+	/* a container a user started: his uid, or -1 when root's */
+	long user;
 	/*
 	 * The AppArmor profile confining the hook when it could not enter
 	 * its own (SHIFTFS_AA_PROFILE), and why; NULL when not confined or
@@ -786,6 +803,110 @@ static int realpath_rootfs(struct hook *h)
 	return 0;
 }
 
+/* ---- containers users start ---------------------------------------------- */
+
+/*
+ * Who started this container: in the host's namespaces, our uid; in
+ * pre-mount (the container's user namespace, as its root), the owner of
+ * that namespace, which lxc-start created.  -1 for root.
+ */
+static long starting_user(enum lxchook_type type)
+{
+	_cleanup_close_ int fd = -EBADF;
+	uid_t owner;
+
+	if (type != LXCHOOK_PRE_MOUNT)
+		return getuid() ? (long)getuid() : -1;
+	fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, NS_GET_OWNER_UID, &owner) || !owner)
+		return -1;
+	return (long)owner;
+}
+
+/*
+ * The admin's command that would let this user's container start: a
+ * declared mark for him (with his own ids when the container maps his
+ * uid to itself).
+ */
+static void admin_command(const struct hook *h, const struct idmap *uid,
+			  char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid((uid_t)h->user);
+	bool own = false;
+	unsigned int i;
+
+	for (i = 0; i < uid->nr; i++)
+		if (uid->ext[i].from == (uint32_t)h->user &&
+		    uid->ext[i].to == (uint32_t)h->user)
+			own = true;
+	if (pw)
+		snprintf(buf, size, "shiftctl mark --declare --user %s%s %s",
+			 pw->pw_name, own ? " --own-ids" : "", h->rootfs);
+	else
+		snprintf(buf, size, "shiftctl mark --declare --user %ld%s %s",
+			 h->user, own ? " --own-ids" : "", h->rootfs);
+}
+
+/*
+ * pre-start of a user's container: its rootfs (an overlay's lower layer)
+ * is marked, and the mark allows the container's maps; else a refusal
+ * that names what is wrong and the admin's command.  Nothing is made.
+ */
+static int pre_start_user(struct hook *h)
+{
+	_cleanup_free_ char *tmp = NULL, *lxcpath = NULL;
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	struct lxchook_mark mark;
+	struct idmap uid, gid;
+	struct idmap_extent bad;
+	char cmd[PATH_MAX + 128], maps[1100];
+	struct stat st;
+	int ret;
+
+	if (stat(h->rootfs, &st) || !S_ISDIR(st.st_mode))
+		return hook_err(h, "%s %s is not a directory",
+				h->rfs.lower ? "the overlay's lower layer" : "rootfs",
+				h->rootfs);
+	if (aa_check_layout(h))
+		return EXIT_FAILURE;
+	/* lxc-info's private lxcpath, in a directory of our own */
+	if (asprintf(&tmp, "%s/shiftfs-lxc.XXXXXX",
+		     run && *run && !access(run, W_OK) ? run : "/tmp") < 0 ||
+	    !mkdtemp(tmp))
+		return hook_err(h, "cannot make a private directory: %s",
+				strerror(errno));
+	h->state = tmp;
+	ret = container_idmap(h, &uid, &gid);
+	if (asprintf(&lxcpath, "%s/lxcpath", tmp) > 0)
+		rmdir(lxcpath);
+	rmdir(tmp);
+	h->state = NULL;
+	if (ret)
+		return EXIT_FAILURE;
+	if (!uid.nr || !gid.nr)
+		return hook_err(h, "%s has no 'lxc.idmap = %c ...' (in %s or what it includes)",
+				h->name, uid.nr ? 'g' : 'u', h->config);
+	lxchook_map_sort(&uid);
+	lxchook_map_sort(&gid);
+	admin_command(h, &uid, cmd, sizeof(cmd));
+	if (read_mark(h, &mark))
+		return EXIT_FAILURE;
+	if (!mark.present)
+		return hook_err(h, "%s%s is not marked: %s cannot shift it. Host root marks it for you, once, at every boot: %s",
+				h->rootfs, h->rfs.lower ? " (the overlay's lower layer)" : "",
+				h->name, cmd);
+	if (!idmap_allows(&mark.uid, &uid, &bad) ||
+	    !idmap_allows(&mark.gid, &gid, &bad)) {
+		lxchook_maps_text(&mark.uid, &mark.gid, maps, sizeof(maps));
+		return hook_err(h, "the mark on %s (%s) does not allow %s's lxc.idmap: its extent %u %u %u is not in it. Host root marks it for your ranges: %s",
+				h->rootfs, maps, h->name, bad.from, bad.to,
+				bad.count, cmd);
+	}
+	lxchook_maps_text(&uid, &gid, maps, sizeof(maps));
+	hook_info(h, "%s is marked for %s's maps (%s)", h->rootfs, h->name, maps);
+	return 0;
+}
+
 static int pre_start(struct hook *h)
 {
 	struct lxchook_pre_start ps = { .name = h->name };
@@ -918,6 +1039,15 @@ static int mount_failed(const struct hook *h, const char *what, int e)
 
 static int pre_mount(const struct hook *h)
 {
+	if (h->rfs.lower && h->user >= 0) {
+		/* the admin's mark on LOWER, mounted from over LOWER */
+		errno = 0;
+		if (sc_mount(h->rootfs, h->rootfs))
+			return mount_failed(h, h->rootfs, errno);
+		hook_info(h, "%s (the overlay's lower layer) shifted in %s's mount namespace",
+			  h->rootfs, h->name);
+		return 0;
+	}
 	if (h->rfs.lower) {
 		/* over LOWER, where liblxc's overlay mount looks for it next */
 		errno = 0;
@@ -1128,12 +1258,32 @@ int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv)
 	if (!h.state || !*h.state)
 		h.state = "/run/shiftfs-lxc";
 	h.key = lxchook_record_key(h.name, h.config);
+	h.user = starting_user(h.type);
 	if (!h.key || asprintf(&h.rec, "%s/%s.rec", h.state, h.key) < 0 ||
-	    (h.rfs.lower ? asprintf(&h.rootfs, "%s/%s.lower", h.state, h.key) < 0
-			 : !(h.rootfs = strdup(h.rfs.dir))))
+	    (h.rfs.lower && h.user < 0 ?
+	     asprintf(&h.rootfs, "%s/%s.lower", h.state, h.key) < 0 :
+	     !(h.rootfs = strdup(h.rfs.lower ? h.rfs.lower : h.rfs.dir))))
 		return hook_err(&h, "out of memory");
 
 	hook_apparmor(&h);
+	if (h.user >= 0) {
+		/* a user's container: the admin's marks, nothing of ours */
+		h.state = NULL;
+		if (h.type == LXCHOOK_PRE_START) {
+			char *abs = realpath(h.rootfs, NULL);
+
+			if (abs) {
+				free(h.rootfs);
+				h.rootfs = abs;
+			}
+			ret = pre_start_user(&h);
+		} else if (h.type == LXCHOOK_PRE_MOUNT) {
+			ret = pre_mount(&h);
+		} else {
+			ret = 0;
+		}
+		goto out;
+	}
 	switch (h.type) {
 	case LXCHOOK_PRE_START:
 		ret = pre_start(&h);
@@ -1149,6 +1299,7 @@ int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv)
 		ret = post_stop(&h);
 		break;
 	}
+out:
 	closep(&h.lockfd);
 	lxchook_rootfs_free(&h.rfs);
 	free(h.rootfs);
