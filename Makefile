@@ -326,7 +326,8 @@ DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
 
 INSTALLED_USERSPACE := $(SBINDIR)/shiftctl $(MANDIR)/man8/shiftctl.8 \
 	$(COMPLETIONDIR)/shiftctl $(LXCHOOKDIR)/shiftfs $(LXCCONFDIR)/shiftfs.conf \
-	$(APPARMORDIR)/shiftfs-lxc-hook $(UNITDIR)/shiftfs-marks.service
+	$(APPARMORDIR)/shiftfs-lxc-hook $(APPARMORDIR)/lxc-container-shiftfs-user \
+	$(UNITDIR)/shiftfs-marks.service
 
 install: install-userspace install-dkms-src
 
@@ -339,9 +340,12 @@ install-userspace: shiftctl
 	sed 's|@LXCHOOKDIR@|$(LXCHOOKDIR)|g' lxc-hook/shiftfs.conf > $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
 	chmod 644 $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
 	install -D -m 644 lxc-hook/shiftfs-lxc-hook.apparmor $(DESTDIR)$(APPARMORDIR)/shiftfs-lxc-hook
+	install -D -m 644 lxc-hook/lxc-container-shiftfs-user.apparmor $(DESTDIR)$(APPARMORDIR)/lxc-container-shiftfs-user
 	@if $(AA_LIVE); then \
-		echo "apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook"; \
-		apparmor_parser -r $(APPARMORDIR)/shiftfs-lxc-hook; \
+		for p in shiftfs-lxc-hook lxc-container-shiftfs-user; do \
+			echo "apparmor_parser -r $(APPARMORDIR)/$$p"; \
+			apparmor_parser -r $(APPARMORDIR)/$$p || exit 1; \
+		done; \
 	fi
 ifeq ($(INSTALL_UNIT),yes)
 	install -d $(DESTDIR)$(UNITDIR)
@@ -362,9 +366,11 @@ install-dkms-src:
 # Removes exactly what install put there, then the directories install
 # created if they are left empty.
 uninstall:
-	@if [ -f $(APPARMORDIR)/shiftfs-lxc-hook ] && $(AA_LIVE); then \
-		apparmor_parser -R $(APPARMORDIR)/shiftfs-lxc-hook || true; \
-	fi
+	@for p in shiftfs-lxc-hook lxc-container-shiftfs-user; do \
+		if [ -f $(APPARMORDIR)/$$p ] && $(AA_LIVE); then \
+			apparmor_parser -R $(APPARMORDIR)/$$p || true; \
+		fi; \
+	done
 	@if [ -f $(DESTDIR)$(UNITDIR)/shiftfs-marks.service ] && $(SYSTEMD_LIVE); then \
 		systemctl disable --now shiftfs-marks.service || true; \
 	fi

@@ -27,6 +27,7 @@ for f in /usr/local/sbin/shiftctl /usr/local/share/man/man8/shiftctl.8 \
 	 /usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
 	 /usr/src/shiftfs-$version/dkms.conf /usr/src/shiftfs-$version/Kbuild \
 	 /usr/src/shiftfs-$version/super.c /etc/apparmor.d/shiftfs-lxc-hook \
+	 /etc/apparmor.d/lxc-container-shiftfs-user \
 	 /usr/local/lib/systemd/system/shiftfs-marks.service; do
 	tap_check "installed $f" "[ -f '$dest$f' ]"
 done

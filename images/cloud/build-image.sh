@@ -194,8 +194,7 @@ echo 'policy: enabled' > "$root/etc/cloud/ds-identify.cfg"
 # Nothing that runs on a timer or wants a network: a quiet, quick boot.
 for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
 	e2scrub_reap.service fstrim.timer man-db.timer \
-	getty@tty1.service systemd-logind.service \
-	systemd-networkd-wait-online.service; do
+	getty@tty1.service systemd-networkd-wait-online.service; do
 	ln -sf /dev/null "$root/etc/systemd/system/$u"
 done
 # Under TCG every module load costs seconds: udev need not load drivers

@@ -29,6 +29,7 @@ rm -rf "$stage"
 mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"
 [ -f "$build/$kver/shiftfs.ko" ] && cp "$build/$kver/shiftfs.ko" "$stage/"
 [ -x "$build/shiftctl/shiftctl" ] && cp "$build/shiftctl/shiftctl" "$stage/"
+cp "$top/shiftctl/shiftfs-marks.service" "$stage/"
 for f in "$top"/lxc-hook/*; do
 	[ -f "$f" ] && cp "$f" "$stage/lxc-hook/"
 done

@@ -133,11 +133,11 @@ else
 	note "no container rootfs: the systemd containers will fail"
 fi
 
-# The arm64 build image (scenario 8): built once and cached like the base;
-# each run boots a throw-away overlay of it as a disk of its own.
+# The arm64 build image (scenarios 8 and 10): built once and cached like
+# the base; each run boots a throw-away overlay of it as a disk of its own.
 arm64=
 case ",${tests:-s8}," in
-*,s8*)
+*,s8*|*,s10*)
 	image arm64 "arm64 image" "the arm64 build image (debootstrap, second stage in an arm64 guest; cached)" \
 		"$top/images/arm64/build-image.sh" "$build"
 	[ -n "$arm64" ] || note "no arm64 build image: scenario 8 will fail"
@@ -149,7 +149,7 @@ if [ $prepare -eq 1 ]; then
 	"$cloud/fetch-foreign.sh" arm64 "$build" || note "no arm64 busybox: scenario 3 will fail"
 	printf '%s\n' "${timings[@]}"
 	want_arm64=$arm64
-	case ",${tests:-s8}," in *,s8*) ;; *) want_arm64=none ;; esac
+	case ",${tests:-s8}," in *,s8*|*,s10*) ;; *) want_arm64=none ;; esac
 	if [ -n "$base" ] && [ -n "$ctroot" ] && [ -n "$want_arm64" ]; then
 		note "prepared the images for $debian in $((t1 - t_all)) s"
 		exit 0
@@ -199,52 +199,80 @@ if [ -n "${E2E_LXC_CYCLES:-}" ]; then
 	append="$append shiftfs.e2e.timeout=$((600 + 15 * E2E_LXC_CYCLES))"
 fi
 
+# boot_guest CONSOLE TAP SEED APPEND: one boot of the guest's disks, its
+# TAP shown as it comes (the demo's narration with -d); qrc, its exit.
+boot_guest() {
+	local console=$1 tap=$2 seed=$3 append=$4 qpid ppid_
+	: > "$console"
+	: > "$tap"
+	timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m 2048 -smp 2 \
+		-nodefaults -display none -no-reboot \
+		-kernel "$base/vmlinuz" -initrd "$base/initrd.img" -append "$append" \
+		-drive "if=virtio,file=$run/overlay.qcow2,format=qcow2,cache=unsafe,discard=unmap" \
+		-drive "if=virtio,file=$run/payload.img,format=raw,readonly=on" \
+		-drive "if=virtio,file=$seed,format=raw,readonly=on" \
+		"${disks[@]}" \
+		-serial "file:$console" -serial "file:$tap" \
+		</dev/null >>"$logs/qemu.log" 2>&1 &
+	qpid=$!
+
+	# Progress while the guest boots (until it speaks on the TAP port).
+	(
+		while kill -0 $qpid 2>/dev/null && [ ! -s "$tap" ]; do
+			sleep 10
+			[ -s "$tap" ] && break
+			last=$(tr -d '\r' < "$console" | grep -aE 'Reached target|Starting|Started|cloud-init|Cloud-init|Run /init|EXT4-fs' |
+				tail -n 1 | sed -E 's/^\[[ 0-9.]+\] //; s/\x1b\[[0-9;]*m//g' | cut -c1-70)
+			echo "run-e2e: booting... $(( $(date +%s) - t3 ))s${last:+  ($last)}"
+		done
+	) &
+	ppid_=$!
+
+	if [ $demo -eq 1 ]; then
+		# The narration: the scenarios' "# " lines, without TAP bookkeeping
+		# (tests/lib/tap.sh's "ok N NAME" lines as [ok], [FAILED], [skipped]).
+		tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r' |
+			sed -u -n -e '/^# program: /{s/^# program: /\n>>> /;p;d}' \
+				-e '/^# exit: \|^# time: \|^1\.\./d' \
+				-e 's/^# \{0,1\}//p' \
+				-e 's/^not ok [0-9]* /   [FAILED] /p' \
+				-e 's/^ok [0-9]* \(.*\) # SKIP \(.*\)/   [skipped] \1 (\2)/p' \
+				-e 's/^ok [0-9]* /   [ok] /p'
+	else
+		tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
+	fi
+	wait $qpid
+	qrc=$?
+	kill $ppid_ 2>/dev/null
+	wait $ppid_ 2>/dev/null
+}
+
 note "booting the $debian cloud image ($kver, $accel), logs in $logs/"
 t3=$(date +%s)
-timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m 2048 -smp 2 \
-	-nodefaults -display none -no-reboot \
-	-kernel "$base/vmlinuz" -initrd "$base/initrd.img" -append "$append" \
-	-drive "if=virtio,file=$run/overlay.qcow2,format=qcow2,cache=unsafe,discard=unmap" \
-	-drive "if=virtio,file=$run/payload.img,format=raw,readonly=on" \
-	-drive "if=virtio,file=$run/seed.img,format=raw,readonly=on" \
-	"${disks[@]}" \
-	-serial "file:$console" -serial "file:$tap" \
-	</dev/null >"$logs/qemu.log" 2>&1 &
-qpid=$!
-
-# Progress while the guest boots (until it speaks on the TAP port).
-(
-	while kill -0 $qpid 2>/dev/null && [ ! -s "$tap" ]; do
-		sleep 10
-		[ -s "$tap" ] && break
-		last=$(tr -d '\r' < "$console" | grep -aE 'Reached target|Starting|Started|cloud-init|Cloud-init|Run /init|EXT4-fs' |
-			tail -n 1 | sed -E 's/^\[[ 0-9.]+\] //; s/\x1b\[[0-9;]*m//g' | cut -c1-70)
-		echo "run-e2e: booting... $(( $(date +%s) - t3 ))s${last:+  ($last)}"
-	done
-) &
-ppid_=$!
-
-if [ $demo -eq 1 ]; then
-	# The narration: the scenarios' "# " lines, without TAP bookkeeping
-	# (tests/lib/tap.sh's "ok N NAME" lines as [ok], [FAILED], [skipped]).
-	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r' |
-		sed -u -n -e '/^# program: /{s/^# program: /\n>>> /;p;d}' \
-			-e '/^# exit: \|^# time: \|^1\.\./d' \
-			-e 's/^# \{0,1\}//p' \
-			-e 's/^not ok [0-9]* /   [FAILED] /p' \
-			-e 's/^ok [0-9]* \(.*\) # SKIP \(.*\)/   [skipped] \1 (\2)/p' \
-			-e 's/^ok [0-9]* /   [ok] /p'
-else
-	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
-fi
-wait $qpid
-qrc=$?
-kill $ppid_ 2>/dev/null
-wait $ppid_ 2>/dev/null
+boot_guest "$console" "$tap" "$run/seed.img" "$append"
 t4=$(date +%s)
 # First TAP line (the guest driver's hello) marks the end of the boot.
 boot=$(grep -am1 'after boot' "$tap" | sed -nE 's/.* ([0-9.]+)s after boot.*/\1/p')
 timed "guest boot (to cloud-init runcmd)" "${boot:-?}"
+
+# A scenario that needs the guest rebooted (scenario 10: declared marks
+# come back) ends the first boot with "# e2e-reboot: LIST": the same
+# disks boot again, with a fresh seed (cloud-init runs the driver again),
+# for the scenarios of LIST.  Its logs go beside the first's, its TAP
+# after it.
+again=$(tr -d '\r' < "$tap" | sed -n 's/^# e2e-reboot: //p' | tail -n 1)
+consoles=$console
+if [ -n "$again" ] && [ $qrc -eq 0 ]; then
+	note "the guest asked for a reboot: booting it again for $again"
+	"$cloud/mkseed.sh" "$run/seed2.img" || exit 1
+	boot_guest "$logs/console2.log" "$logs/tap2.log" "$run/seed2.img" \
+		"${append/ shiftfs.e2e.tests=$tests/} shiftfs.e2e.tests=$again"
+	consoles="$console $logs/console2.log"
+	cat "$logs/tap2.log" >> "$tap"
+	t5=$(date +%s)
+	timed "guest boot 2 (qemu)" $((t5 - t4))
+	t4=$t5
+fi
 while read -r _ _ name secs; do
 	timed "  scenario $name" "${secs%s}"
 done < <(tr -d '\r' < "$tap" | grep -a '^# time: ')
@@ -258,17 +286,21 @@ fi
 if grep -aq '^SHIFTFS-E2E-ERROR' "$tap"; then
 	failed_reasons="${failed_reasons:+$failed_reasons; }$(grep -a '^SHIFTFS-E2E-ERROR' "$tap" | tr -d '\r' | head -n 1)"
 fi
-if ! grep -aq '^SHIFTFS-E2E-DONE' "$tap"; then
-	failed_reasons="${failed_reasons:+$failed_reasons; }guest did not finish (crash or hang; see $console)"
-fi
-if ! grep -aq '^SHIFTFS-DMESG-END' "$console"; then
-	failed_reasons="${failed_reasons:+$failed_reasons; }guest kernel log incomplete"
-fi
-if ! kbad=$("$top/tests/scan-kernel-log.sh" "$console"); then
-	echo "run-e2e: kernel log reports:"
-	echo "$kbad" | sed 's/^/  /' | head -n 40
-	failed_reasons="${failed_reasons:+$failed_reasons; }kernel log shows WARN/BUG/Oops/lockdep/refcount reports"
-fi
+for c in $consoles; do
+	t=$tap
+	[ "$c" = "$console" ] || t=$logs/tap2.log
+	if ! grep -aq '^SHIFTFS-E2E-DONE' "$t"; then
+		failed_reasons="${failed_reasons:+$failed_reasons; }guest did not finish (crash or hang; see $c)"
+	fi
+	if ! grep -aq '^SHIFTFS-DMESG-END' "$c"; then
+		failed_reasons="${failed_reasons:+$failed_reasons; }guest kernel log incomplete ($c)"
+	fi
+	if ! kbad=$("$top/tests/scan-kernel-log.sh" "$c"); then
+		echo "run-e2e: kernel log reports ($c):"
+		echo "$kbad" | sed 's/^/  /' | head -n 40
+		failed_reasons="${failed_reasons:+$failed_reasons; }kernel log shows WARN/BUG/Oops/lockdep/refcount reports"
+	fi
+done
 
 echo "run-e2e: timings"
 printf '  %s\n' "${timings[@]}"

@@ -76,25 +76,9 @@ no_loop() {
 	done
 }
 
-# A process in its own user and mount namespaces (an unprivileged
-# container sharing the host's root directory); prints its pid.
-userns_child() {
-	unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
-	kid=$!
-	n=0
-	while [ "$(readlink /proc/$kid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
-		n=$((n + 1))
-		[ $n -gt 100 ] && fail "child never entered a user namespace"
-		sleep 0.05
-	done
-	printf '0 100000 65536\n' > /proc/$kid/uid_map || fail "uid_map"
-	printf '0 100000 65536\n' > /proc/$kid/gid_map || fail "gid_map"
-	echo "$kid"
-}
-
-in_ns() { nsenter -t "$1" -m sh -c "$2"; }
-
-# userns_as MAP: like userns_child, with uid_map and gid_map MAP (lines).
+# userns_as MAP: a process in its own user and mount namespaces (an
+# unprivileged container sharing the host's root directory), its
+# uid_map and gid_map MAP (lines, with \n); prints its pid.
 userns_as() {
 	unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
 	kid=$!
@@ -108,6 +92,10 @@ userns_as() {
 	printf %b "$1" > /proc/$kid/gid_map || fail "gid_map $1"
 	echo "$kid"
 }
+userns_child() { userns_as '0 100000 65536\n'; }
+
+in_ns() { nsenter -t "$1" -m sh -c "$2"; }
+
 # as_ns_root PID CMD: CMD as root of PID's user namespace, in its mounts.
 as_ns_root() { nsenter -t "$1" -U -m sh -c "$2"; }
 

@@ -48,6 +48,17 @@ if [ -x "$PAYLOAD/shiftctl" ]; then
 else
 	note "no shiftctl in the payload (make shiftctl)"
 fi
+# The declared marks' unit, as make install puts and enables it.
+if [ -f "$PAYLOAD/shiftfs-marks.service" ]; then
+	mkdir -p /usr/local/lib/systemd/system
+	unit=/usr/local/lib/systemd/system/shiftfs-marks.service
+	sed 's|@SBINDIR@|/usr/local/sbin|g' "$PAYLOAD/shiftfs-marks.service" > "$unit.new"
+	# (as it was: a boot after the first finds it in place)
+	if cmp -s "$unit.new" "$unit"; then rm -f "$unit.new"; else mv "$unit.new" "$unit"; fi
+	# (no reload: this runs while the system boots)
+	systemctl enable --no-reload shiftfs-marks.service > /dev/null 2>&1 ||
+		note "systemctl enable shiftfs-marks.service failed"
+fi
 if [ -n "$(ls "$PAYLOAD/lxc-hook" 2>/dev/null)" ]; then
 	mkdir -p /usr/local/share/lxc/hooks /usr/local/share/lxc/config
 	[ -f "$PAYLOAD/lxc-hook/shiftfs" ] &&
@@ -55,16 +66,17 @@ if [ -n "$(ls "$PAYLOAD/lxc-hook" 2>/dev/null)" ]; then
 	[ -f "$PAYLOAD/lxc-hook/shiftfs.conf" ] &&
 		sed 's|@LXCHOOKDIR@|/usr/local/share/lxc/hooks|g' \
 			"$PAYLOAD/lxc-hook/shiftfs.conf" > /usr/local/share/lxc/config/shiftfs.conf
-	# The hook's AppArmor profile, as make install puts and loads it.
-	if [ -f "$PAYLOAD/lxc-hook/shiftfs-lxc-hook.apparmor" ]; then
-		install -D -m 644 "$PAYLOAD/lxc-hook/shiftfs-lxc-hook.apparmor" \
-			/etc/apparmor.d/shiftfs-lxc-hook
-		if apparmor_parser -r /etc/apparmor.d/shiftfs-lxc-hook > "$state/apparmor.log" 2>&1; then
-			note "AppArmor profile lxc-shiftfs-hook loaded"
+	# The hook's AppArmor profile and the users' containers', as make
+	# install puts and loads them.
+	for p in shiftfs-lxc-hook lxc-container-shiftfs-user; do
+		[ -f "$PAYLOAD/lxc-hook/$p.apparmor" ] || continue
+		install -D -m 644 "$PAYLOAD/lxc-hook/$p.apparmor" /etc/apparmor.d/$p
+		if apparmor_parser -r /etc/apparmor.d/$p > "$state/apparmor.log" 2>&1; then
+			note "AppArmor profile $p loaded"
 		else
-			note "apparmor_parser -r /etc/apparmor.d/shiftfs-lxc-hook failed: $(cat "$state/apparmor.log")"
+			note "apparmor_parser -r /etc/apparmor.d/$p failed: $(cat "$state/apparmor.log")"
 		fi
-	fi
+	done
 fi
 note "project files installed at $(cut -d' ' -f1 /proc/uptime)s after boot"
 touch "$state/installed"

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # Shared by the e2e scenario scripts (sourced).  TAP on stdout through
 # tests/lib/tap.sh (the guest driver sends it to the second serial port),
-# narration as "# " lines so that the demo and a failed run's log show
+# narration as_user "# " lines so that the demo and a failed run's log show
 # what happened.
 
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -321,8 +321,121 @@ add_subids() {
 	done
 }
 
+# hello_c: the build containers' C program (s8, s10), on stdout: it says
+# which machine and uid it runs as.
+hello_c() {
+	cat <<'EOF'
+#include <stdio.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+int main(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return 1;
+	printf("hello from %s, uid %u\n", u.machine, (unsigned int)getuid());
+	return 0;
+}
+EOF
+}
+
 # listing DIR: every file's checksum, every name's owner and mode.
 listing() {
 	(cd "$1" && find . -xdev -type f -print0 | sort -z | xargs -0 sha256sum &&
 	 find . -xdev -print0 | sort -z | xargs -0 stat -c '%u:%g:%a %n')
 }
+
+# ---- containers users start themselves (s10, r10) ----------------------------
+# as_user USER CMD: CMD in USER's login shell, in his systemd user session
+# (lingering), as he would type it.
+as_user() {
+	_who=$1
+	shift
+	_uid=$(id -u "$_who")
+	su -l "$_who" -s /bin/sh -c "export XDG_RUNTIME_DIR=/run/user/$_uid DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$_uid/bus; $*"
+}
+# ustart USER NAME: start his container in a cgroup delegated to him.
+ustart() {
+	as_user "$1" "timeout 120 systemd-run --user --scope --quiet -p Delegate=yes -- lxc-start -n $2 -d && lxc-wait -n $2 -s RUNNING -t 60" \
+		> "/run/shiftfs-e2e/$2.start" 2>&1
+}
+ustop() { as_user "$1" "timeout 60 lxc-stop -n $2 -k" > /dev/null 2>&1; }
+# uattach USER NAME CMD...: CMD as root of his container, attached from a
+# scope of his user manager (LXC 5.0 cannot move a process from his login
+# session's scope into the container's cgroup).
+uattach() {
+	_w=$1 _c=$2
+	shift 2
+	as_user "$_w" "timeout 60 systemd-run --user --scope --quiet -- lxc-attach -n $_c --clear-env -v PATH=/usr/sbin:/usr/bin:/sbin:/bin -- $*"
+}
+# why_not USER NAME: the start's output, his container's log, the hook's
+# words in the journal, AppArmor's denials.
+why_not() {
+	sed 's/^/#   start: /' "/run/shiftfs-e2e/$2.start"
+	as_user "$1" "cat ~/.local/share/lxc/$2/$2.log" 2>&1 | grep -E 'ERROR|WARN|shiftfs hook' | tail -n 15 | sed 's/^/#   log: /'
+	journalctl -q -o cat -t shiftfs-lxc-hook -n 6 2>&1 | sed 's/^/#   hook: /'
+	dmesg | grep 'apparmor="DENIED"' | tail -n 4 | sed 's/^/#   kernel: /'
+	# (a daemonized LXC 6.0 start logs no ERROR: once more in the
+	# foreground, for its errors)
+	as_user "$1" "timeout 90 systemd-run --user --scope --quiet -p Delegate=yes -- lxc-start -F -n $2 -l DEBUG -o /dev/stderr < /dev/null" 2>&1 |
+		grep -E 'ERROR|WARN|shiftfs' | tail -n 15 | sed 's/^/#   foreground: /'
+	as_user "$1" "timeout 30 lxc-stop -n $2 -k" > /dev/null 2>&1
+}
+
+# on_disk CMD: CMD with the root filesystem as it is on disk under
+# /mnt (a private, non-recursive bind of /, in a mount namespace of its
+# own): below a mark, which no one can look into, the files themselves.
+on_disk() { unshare -m --propagation private sh -c "mount --bind / /mnt && $*"; }
+# u_booted USER NAME: one test, his container's systemd says running or
+# degraded (the failed units shown).
+u_booted() {
+	_st=$(for _i in $(seq 1 60); do
+		_s=$(uattach "$1" "$2" timeout 120 systemctl is-system-running --wait 2>&1)
+		case $_s in *bus*|*connect*) sleep 2 ;; *) echo "$_s"; break ;; esac
+	done)
+	case $_st in
+	running|degraded) tap_ok "$2 booted systemd: systemctl is-system-running says $_st" ;;
+	*) tap_not_ok "$2 booted systemd: systemctl is-system-running says running or degraded"
+	   tap_diag "it says: $_st" ;;
+	esac
+	[ "$_st" = running ] ||
+		uattach "$1" "$2" systemctl --failed --no-legend --plain 2>&1 | sed 's/^/#   failed: /'
+}
+# uconfig USER NAME ROOTFS START [HEAD]: his LXC defaults (LXC's guide:
+# the bridge, his range, a profile root loaded), then HEAD (default:
+# LXC's common and userns configs, for systemd), the rootfs and the
+# hook's snippet.
+DEBIAN_HEAD="lxc.include = /usr/share/lxc/config/common.conf
+lxc.include = /usr/share/lxc/config/userns.conf
+lxc.arch = linux64"
+BUSYBOX_HEAD="lxc.init.cmd = /sbin/init
+lxc.mount.auto = proc:mixed sys:ro
+lxc.autodev = 1
+lxc.tty.max = 0
+lxc.pty.max = 8
+lxc.console.path = none
+lxc.signal.halt = SIGTERM"
+uconfig() {
+	_w=$1 _c=$2 _r=$3 _s=$4 _h=${5:-$DEBIAN_HEAD}
+	# (LXC's guide: the container's root must traverse to his lxcpath;
+	# useradd makes homes 0700)
+	as_user "$_w" "mkdir -p ~/.config/lxc ~/.local/share/lxc/$_c && chmod o+x ~ ~/.local ~/.local/share && cat > ~/.config/lxc/default.conf" <<EOF
+lxc.net.0.type = veth
+lxc.net.0.link = lxcbr0
+lxc.net.0.flags = up
+lxc.apparmor.profile = lxc-container-shiftfs-user
+lxc.idmap = u 0 $_s 65536
+lxc.idmap = g 0 $_s 65536
+EOF
+	as_user "$_w" "{ cat ~/.config/lxc/default.conf; cat; } > ~/.local/share/lxc/$_c/config" <<EOF
+$_h
+lxc.uts.name = $_c
+lxc.rootfs.path = dir:$_r
+lxc.include = /usr/local/share/lxc/config/shiftfs.conf
+lxc.log.file = /home/$_w/.local/share/lxc/$_c/$_c.log
+lxc.log.level = DEBUG
+EOF
+}
+

@@ -9,7 +9,9 @@
 # markers and powers the guest off.
 #
 # Kernel command line:
-#   shiftfs.e2e.tests=s4,s1   run these scenarios, in this order (default: all)
+#   shiftfs.e2e.tests=s4,s1   run these scenarios, in this order (default: all
+#                             s*; r* scenarios run after a reboot a
+#                             scenario asked for)
 #   shiftfs.e2e.timeout=SECS  per-scenario timeout (default 600; a scenario
 #                             with a "# e2e-timeout: SECS" line gets the
 #                             larger of the two)
@@ -76,7 +78,7 @@ out "# program: s0-boot"
 	# loaded, and the hook's own (install.sh loads it, as make install).
 	name="AppArmor is enforcing with LXC's profiles and the hook's loaded"
 	aa=/sys/kernel/security/apparmor/profiles
-	want="/usr/bin/lxc-start lxc-container-default-cgns lxc-shiftfs-hook"
+	want="/usr/bin/lxc-start lxc-container-default-cgns lxc-shiftfs-hook lxc-container-shiftfs-user"
 	[ -e /etc/apparmor.d/usr.bin.lxc-copy ] && want="$want /usr/bin/lxc-copy"
 	missing=
 	for p in $want; do
@@ -99,9 +101,11 @@ out "# exit: s0-boot 0"
 # ---- the scenarios ---------------------------------------------------------
 if [ -n "$TESTS" ]; then
 	list=
+	# a name, or its first part: "s1" is s1-container.sh, not s10-user.sh
 	for p in $(echo "$TESTS" | tr ',' ' '); do
-		list="$list $(ls "$E2E"/"$p"*.sh 2>/dev/null | head -n 1)"
-		ls "$E2E"/"$p"*.sh >/dev/null 2>&1 || out "# no scenario matches '$p'"
+		f=$(ls "$E2E/$p.sh" "$E2E/$p"-*.sh 2>/dev/null | head -n 1)
+		list="$list $f"
+		[ -n "$f" ] || out "# no scenario matches '$p'"
 	done
 else
 	# s5-packages removes the project's packages at its end (it checks
@@ -109,7 +113,16 @@ else
 	list="$(ls "$E2E"/s[0-9]*.sh | grep -v /s5-packages.sh) $E2E/s5-packages.sh"
 fi
 cd /tmp || exit 1
+# A scenario that needs a reboot (s10: the declared marks come back)
+# names in $REBOOT what runs after it: this boot ends there, saying
+# "# e2e-reboot: THOSE,THE REST" (run-e2e.sh boots the disk again for them).
+REBOOT=/run/shiftfs-e2e/reboot
+rm -f "$REBOOT"
 for t in $list; do
+	if [ -n "${again:-}" ]; then
+		rest="$rest,$(basename "$t" .sh)"
+		continue
+	fi
 	name=$(basename "$t" .sh)
 	out "# program: $name"
 	log "running $name"
@@ -122,7 +135,12 @@ for t in $list; do
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && out "# $name: TIMEOUT after ${limit}s"
 	out "# time: $name $(( $(date +%s) - start ))s"
 	out "# exit: $name $rc"
+	if [ -s "$REBOOT" ]; then
+		again=$(cat "$REBOOT")
+		rest=
+	fi
 done
+[ -n "${again:-}" ] && out "# e2e-reboot: $again$rest"
 
 # ---- the end ---------------------------------------------------------------
 sync

@@ -74,21 +74,7 @@ step "The build container: lxc.arch = aarch64, the build map, the builder's home
 add_subids root:100000:65536 root:1000:1 root:200000:65536
 rm -rf "$H"
 mkdir -p "$H"
-cat > "$H/hello.c" <<'EOF'
-#include <stdio.h>
-#include <sys/utsname.h>
-#include <unistd.h>
-
-int main(void)
-{
-	struct utsname u;
-
-	if (uname(&u))
-		return 1;
-	printf("hello from %s, uid %u\n", u.machine, (unsigned int)getuid());
-	return 0;
-}
-EOF
+hello_c > "$H/hello.c"
 printf 'hello: hello.c\n\t$(CC) -O2 -Wall -o $@ hello.c\n' > "$H/Makefile"
 chown -R 1000:1000 "$H"
 lxc-destroy -n $ct -f > /dev/null 2>&1
