@@ -364,11 +364,11 @@ ustart() {
 ustop() { as_user "$1" "timeout 60 lxc-stop -n $2 -k" > /dev/null 2>&1; }
 # uattach USER NAME CMD...: CMD as root of his container, attached from a
 # scope of his user manager (LXC 5.0 cannot move a process from his login
-# session's scope into the container's cgroup).
+# session's scope into the container's cgroup); $UATTACH_SECS (60) at most.
 uattach() {
 	_w=$1 _c=$2
 	shift 2
-	as_user "$_w" "timeout 60 systemd-run --user --scope --quiet -- lxc-attach -n $_c --clear-env -v PATH=/usr/sbin:/usr/bin:/sbin:/bin -- $*"
+	as_user "$_w" "timeout ${UATTACH_SECS:-60} systemd-run --user --scope --quiet -- lxc-attach -n $_c --clear-env -v PATH=/usr/sbin:/usr/bin:/sbin:/bin -- $*"
 }
 # why_not USER NAME: the start's output, his container's log, the hook's
 # words in the journal, AppArmor's denials.

@@ -45,7 +45,7 @@ refused() {
 	esac
 }
 tap_start
-tap_plan 30
+tap_plan 29
 T0=$(date +%s)
 
 say "Scenario 10: containers users start themselves, on images root marked for them"
@@ -169,7 +169,7 @@ G=$(id -g $u)
 dev=$(blkid -L shiftfs-arm64 2>/dev/null || true)
 if [ -z "$dev" ] || [ ! -d "$REPO" ]; then
 	tap_not_ok "the arm64 image is attached (disk labelled shiftfs-arm64) with its repository"
-	for _n in 2 3 4 5 6 7 8 9; do tap_not_ok "(b), (c) not run: no arm64 image"; done
+	for _n in 2 3 4 5 6 7 8; do tap_not_ok "(b), (c) not run: no arm64 image"; done
 else
 	mkdir -p $A
 	mountpoint -q $A || mount "$dev" $A
@@ -214,7 +214,8 @@ lxc.mount.entry = $REPO srv/repo none bind,ro,create=dir 0 0"
 	tap_eq "it runs aarch64 with the build map in his range" \
 		"$(uattach $u arm uname -m 2>&1) $(map_of "$pid" uid)" \
 		"aarch64 0:$S:1000 1000:1000:1 65534:$((S + 65534)):1 "
-	out=$(uattach $u arm sh /home/builder/apt.sh 2>&1)
+	# (every arm64 program start costs most of a second here)
+	out=$(UATTACH_SECS=600 uattach $u arm sh /home/builder/apt.sh 2>&1)
 	printf '%s\n' "$out" | sed 's/^/#   /'
 	tap_eq "apt works: update and install from the repository, the package runs" \
 		"$(printf '%s\n' "$out" | tail -n 1)" "Hello, world!"
