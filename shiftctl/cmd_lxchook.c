@@ -31,7 +31,7 @@
  * failed start).  LOWER itself is never marked.
  *
  * A container a user starts himself (lxc-start run by a uid other than
- * 0; in pre-mount, a user namespace a user owns) uses the marks host root
+ * 0; in pre-mount, a start with no record of root's) uses the marks host root
  * declared (shiftctl mark --declare --user NAME): the hook runs with the
  * user's powers and marks nothing.  pre-start checks that the rootfs (an
  * overlay's lower layer) carries a mark allowing the container's
@@ -51,14 +51,12 @@
 #include <getopt.h>
 #include <libmount.h>
 #include <limits.h>
-#include <linux/nsfs.h>
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -806,21 +804,20 @@ static int realpath_rootfs(struct hook *h)
 /* ---- containers users start ---------------------------------------------- */
 
 /*
- * Who started this container: in the host's namespaces, our uid; in
- * pre-mount (the container's user namespace, as its root), the owner of
- * that namespace, which lxc-start created.  -1 for root.
+ * Who started this container: in the host's namespaces, our uid, -1 for
+ * root.  In pre-mount (the container's user namespace, as its root) the
+ * starter's uid cannot be read: the namespace's owner shows as the
+ * overflow uid unless the map holds it (NS_GET_OWNER_UID).  There, a
+ * start of root's has the record its pre-start wrote in the state
+ * directory, which no user can write: -1 with one, else a user's
+ * (LXCHOOK_USER_UNKNOWN; the kernel decides what he may mount).
  */
-static long starting_user(enum lxchook_type type)
+#define LXCHOOK_USER_UNKNOWN 65534L
+static long starting_user(enum lxchook_type type, const char *rec)
 {
-	_cleanup_close_ int fd = -EBADF;
-	uid_t owner;
-
 	if (type != LXCHOOK_PRE_MOUNT)
 		return getuid() ? (long)getuid() : -1;
-	fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, NS_GET_OWNER_UID, &owner) || !owner)
-		return -1;
-	return (long)owner;
+	return access(rec, F_OK) ? LXCHOOK_USER_UNKNOWN : -1;
 }
 
 /*
@@ -1258,9 +1255,10 @@ int cmd_lxchook(const struct sc_cmd *cmd, int argc, char **argv)
 	if (!h.state || !*h.state)
 		h.state = "/run/shiftfs-lxc";
 	h.key = lxchook_record_key(h.name, h.config);
-	h.user = starting_user(h.type);
-	if (!h.key || asprintf(&h.rec, "%s/%s.rec", h.state, h.key) < 0 ||
-	    (h.rfs.lower && h.user < 0 ?
+	if (!h.key || asprintf(&h.rec, "%s/%s.rec", h.state, h.key) < 0)
+		return hook_err(&h, "out of memory");
+	h.user = starting_user(h.type, h.rec);
+	if ((h.rfs.lower && h.user < 0 ?
 	     asprintf(&h.rootfs, "%s/%s.lower", h.state, h.key) < 0 :
 	     !(h.rootfs = strdup(h.rfs.lower ? h.rfs.lower : h.rfs.dir))))
 		return hook_err(&h, "out of memory");

@@ -9,17 +9,19 @@
 # them, lxc-container-shiftfs-user (LXC's lxc-container-default-cgns
 # leaves Debian 13's systemd degraded), AppArmor enforcing, the hook by
 # its own.
-# (a) a Debian container with systemd; ephemeral overlay clones beside it
-# (lxc-copy -e), each writable layer his; (c) shiftctl mount by hand in a
-# namespace of his range; (b) the root-owned arm64 build image as his
-# build container, with the cover letter's map in his range keeping his
-# uid (a mark --own-ids): apt, a build as uid 1000 in his home, an
-# ephemeral clone beside it.  Attacks: another user's container and her own
-# namespace are refused his mark and cannot read the tree through it; a
-# user cannot mark or unmark; two users run on two marks at once; a mark
-# revoked while his container runs: it keeps its mount, the next start
-# is refused with a message that says so.  Then root declares his mark
-# again and the guest reboots: r10-user-reboot.sh goes on from there.
+# (a) a Debian container with systemd; ephemeral and snapshot overlay
+# clones beside it (lxc-copy -e, -s -B overlay), each writable layer
+# his; (b) the root-owned arm64 build image as his build container, with
+# the cover letter's map in his range keeping his uid (a mark
+# --own-ids): apt, a build as uid 1000 in his home, an ephemeral clone
+# beside it; (c) shiftctl mount by hand in a namespace of his.  Attacks:
+# another user's container, her own namespace and her own pre-mount
+# hook are refused his mark, and she cannot read the tree through it; a
+# user cannot mark, unmark or revoke; two users run on two marks at once;
+# a mark revoked while his container runs: it keeps its mount, the next
+# start is refused with a message that says so.  Then root declares his
+# mark again and the guest reboots: r10-user-reboot.sh goes on from
+# there.
 # e2e-timeout: 1500
 . "$(dirname "$0")/lib.sh"
 
@@ -44,8 +46,23 @@ refused() {
 	*) tap_not_ok "$4" ;;
 	esac
 }
+# own_layer CLONE TEST: one test, a file the clone's root writes lands in
+# its upper layer (overlay:LOWER:UPPER, as lxc-copy wrote it), owned by
+# his range, and not in the image.
+own_layer() {
+	uattach $u "$1" sh -c "'echo $1 > /root/$1-file'"
+	_up=$(as_user $u "sed -n 's/^lxc.rootfs.path = overlay:.*:\\(\\/[^:]*\\)$/\\1/p' ~/.local/share/lxc/$1/config")
+	echo "# $1's upper layer: $_up"
+	if on_disk "[ -d /mnt$img/root ] && [ ! -e /mnt$img/root/$1-file ]" && [ -n "$_up" ] &&
+	   [ "$(stat -c %u "$_up/root/$1-file" 2>&1)" = "$S" ]; then
+		tap_ok "$2"
+	else
+		tap_not_ok "$2"
+		tap_diag "layer: $(stat -c %u:%g "$_up/root/$1-file" 2>&1)"
+	fi
+}
 tap_start
-tap_plan 29
+tap_plan 31
 T0=$(date +%s)
 
 say "Scenario 10: containers users start themselves, on images root marked for them"
@@ -142,22 +159,29 @@ for c in e1 e2; do
 done
 as_user $u "lxc-ls -f" 2>&1 | sed 's/^/#   /'
 if [ $clones_ok -eq 2 ]; then
-	uattach $u e1 sh -c "'echo e1 > /root/e1-file'"
-	# (overlay:LOWER:UPPER, as lxc-copy wrote it)
-	upper=$(as_user $u "sed -n 's/^lxc.rootfs.path = overlay:.*:\\(\\/[^:]*\\)$/\\1/p' ~/.local/share/lxc/e1/config")
-	echo "# e1's upper layer: $upper"
-	if on_disk "[ -d /mnt$img/root ] && [ ! -e /mnt$img/root/e1-file ]" && [ -n "$upper" ] &&
-	   [ "$(stat -c %u "$upper/root/e1-file" 2>&1)" = "$S" ]; then
-		tap_ok "two ephemeral clones run; a write lands in the clone's layer, owned by his range, not in the image"
-	else
-		tap_not_ok "two ephemeral clones run; a write lands in the clone's layer, owned by his range, not in the image"
-		tap_diag "image: $(ls -l $img/root/e1-file 2>&1); layer: $(stat -c %u:%g "$upper/root/e1-file" 2>&1)"
-	fi
+	own_layer e1 "two ephemeral clones run; a write lands in the clone's layer, owned by his range, not in the image"
 else
 	tap_not_ok "two ephemeral clones run beside u1"
 	why_not $u e1
 fi
 for c in e1 e2; do ustop $u $c; done
+
+step "Snapshot clones (lxc-copy -s -B overlay), two at once, each layer his"
+for c in k1 k2; do
+	as_user $u "timeout 180 lxc-copy -n u1 -N $c -s -B overlay --allowrunning" \
+		> "/run/shiftfs-e2e/$c.copy" 2>&1 || sed 's/^/#   lxc-copy: /' "/run/shiftfs-e2e/$c.copy"
+done
+if ustart $u k1 && ustart $u k2; then
+	own_layer k2 "two snapshot clones run beside u1; a write lands in the clone's layer, his, not in the image"
+else
+	tap_not_ok "two snapshot clones (lxc-copy -s -B overlay) run beside u1"
+	why_not $u k1
+	why_not $u k2
+fi
+for c in k1 k2; do
+	ustop $u $c
+	as_user $u "lxc-destroy -n $c" > /dev/null 2>&1
+done
 
 step "(b) The root-owned arm64 build image, booted as his build container"
 # The cover letter's build map in his range, keeping his own id: 0-999
@@ -258,6 +282,18 @@ step "Attacks: $u2, another user with another range"
 uconfig $u2 steal $img "$S2"
 refused $u2 steal "*does not allow*" \
 	"$u2's container on $u's image is refused: the mark does not allow her map"
+# her own pre-mount hook, without the project's: the kernel refuses it
+as_user $u2 "sed -i '/shiftfs.conf/d' ~/.local/share/lxc/steal/config &&
+	printf '%s\n' 'lxc.hook.version = 1' 'lxc.hook.pre-mount = $SC mount $img $img' >> ~/.local/share/lxc/steal/config"
+if ustart $u2 steal; then
+	tap_not_ok "her own pre-mount hook cannot mount from his mark"
+	ustop $u2 steal
+else
+	case $(as_user $u2 "cat ~/.local/share/lxc/steal/steal.log") in
+	*"not allowed by the mark"*) tap_ok "her own pre-mount hook cannot mount from his mark (the kernel's refusal)" ;;
+	*) tap_not_ok "her own pre-mount hook cannot mount from his mark (the kernel's refusal)"; why_not $u2 steal ;;
+	esac
+fi
 out=$(as_user $u2 "m=\$(mktemp -d) && chmod 755 \$m && lxc-usernsexec -m b:0:$S2:65536 -- $SC mount $img \$m; rmdir \$m" 2>&1)
 printf '%s\n' "$out" | sed 's/^/#   /'
 case $out in
@@ -271,10 +307,10 @@ case $out in
 *[0-9].[0-9]*|*bin*) tap_not_ok "she cannot read the tree through the mark" ;;
 *) tap_ok "she cannot read the tree through the mark" ;;
 esac
-out=$(as_user $u2 "$SC mark --user $u2 $img; $SC unmark $img; $SC unmark --declared" 2>&1)
+out=$(as_user $u2 "$SC mark --user $u2 $img; $SC unmark $img; $SC unmark --declared; mount -o remount,revoke $img" 2>&1)
 printf '%s\n' "$out" | sed 's/^/#   /'
 if grep -q " $img .* - shiftfs .*,mark" /proc/self/mountinfo && ! grep -q "$u2" /proc/self/mountinfo; then
-	case $out in *root*) tap_ok "a user can neither mark nor unmark, declared or not" ;;
+	case $out in *root*) tap_ok "a user can neither mark, unmark nor revoke, declared or not" ;;
 	*) tap_not_ok "a user can neither mark nor unmark (said why)" ;; esac
 else
 	tap_not_ok "a user can neither mark nor unmark, declared or not"
