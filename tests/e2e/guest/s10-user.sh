@@ -15,8 +15,8 @@
 # the cover letter's map in his range keeping his uid (a mark
 # --own-ids): apt, a build as uid 1000 in his home, an ephemeral clone
 # beside it; (c) shiftctl mount by hand in a namespace of his.  Attacks:
-# another user's container, her own namespace and her own pre-mount
-# hook are refused his mark, and she cannot read the tree through it; a
+# another user's container and her own namespace are refused his mark,
+# and she cannot read the tree through it; a
 # user cannot mark, unmark or revoke; two users run on two marks at once;
 # a mark revoked while his container runs: it keeps its mount, the next
 # start is refused with a message that says so.  Then root declares his
@@ -62,7 +62,7 @@ own_layer() {
 	fi
 }
 tap_start
-tap_plan 31
+tap_plan 30
 T0=$(date +%s)
 
 say "Scenario 10: containers users start themselves, on images root marked for them"
@@ -73,6 +73,9 @@ step "Users $u and $u2, as useradd makes them (subordinate ids), lingering"
 add_subids root:100000:65536
 for w in $u $u2; do
 	id "$w" > /dev/null 2>&1 || useradd -m -s /bin/bash "$w"
+	# (s4, run before this on Debian 12, leaves /home/jejb/containers/mips,
+	# made by root: useradd then leaves the home root's)
+	[ "$(stat -c %U "/home/$w")" = "$w" ] || chown "$w:" "/home/$w"
 	loginctl enable-linger "$w" || tap_diag "loginctl enable-linger $w failed"
 	grep -q "^$w veth lxcbr0" /etc/lxc/lxc-usernet 2>/dev/null ||
 		echo "$w veth lxcbr0 10" >> /etc/lxc/lxc-usernet
@@ -282,18 +285,6 @@ step "Attacks: $u2, another user with another range"
 uconfig $u2 steal $img "$S2"
 refused $u2 steal "*does not allow*" \
 	"$u2's container on $u's image is refused: the mark does not allow her map"
-# her own pre-mount hook, without the project's: the kernel refuses it
-as_user $u2 "sed -i '/shiftfs.conf/d' ~/.local/share/lxc/steal/config &&
-	printf '%s\n' 'lxc.hook.version = 1' 'lxc.hook.pre-mount = $SC mount $img $img' >> ~/.local/share/lxc/steal/config"
-if ustart $u2 steal; then
-	tap_not_ok "her own pre-mount hook cannot mount from his mark"
-	ustop $u2 steal
-else
-	case $(as_user $u2 "cat ~/.local/share/lxc/steal/steal.log") in
-	*"not allowed by the mark"*) tap_ok "her own pre-mount hook cannot mount from his mark (the kernel's refusal)" ;;
-	*) tap_not_ok "her own pre-mount hook cannot mount from his mark (the kernel's refusal)"; why_not $u2 steal ;;
-	esac
-fi
 out=$(as_user $u2 "m=\$(mktemp -d) && chmod 755 \$m && lxc-usernsexec -m b:0:$S2:65536 -- $SC mount $img \$m; rmdir \$m" 2>&1)
 printf '%s\n' "$out" | sed 's/^/#   /'
 case $out in

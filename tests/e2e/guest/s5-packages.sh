@@ -40,9 +40,15 @@ say "Take the payload's copy of the project away: a system without shiftfs"
 grep -q ' shiftfs ' /proc/mounts && umount -a -t shiftfs 2>/dev/null
 rmmod shiftfs 2>/dev/null
 apparmor_parser -R /etc/apparmor.d/shiftfs-lxc-hook 2>/dev/null
+apparmor_parser -R /etc/apparmor.d/lxc-container-shiftfs-user 2>/dev/null
+systemctl disable --now shiftfs-marks.service > /dev/null 2>&1
 rm -f "/lib/modules/$rel/extra/shiftfs.ko" /usr/local/sbin/shiftctl \
 	/usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
-	/etc/apparmor.d/shiftfs-lxc-hook
+	/etc/apparmor.d/shiftfs-lxc-hook /etc/apparmor.d/lxc-container-shiftfs-user \
+	/usr/local/lib/systemd/system/shiftfs-marks.service
+# (and what an admin declared with it, s10's: a system that never had it)
+rm -rf /etc/shiftfs
+systemctl daemon-reload
 depmod -a "$rel"
 if ! modinfo shiftfs >/dev/null 2>&1 && ! command -v shiftctl >/dev/null &&
    ! grep -qw shiftfs /proc/filesystems; then
