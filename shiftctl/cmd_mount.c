@@ -306,9 +306,8 @@ static int unmount_shiftfs(FILE *mountinfo, const char *abs,
 	return ret;
 }
 
-/* umount DST and unmark DIR: one operand, a shiftfs mount (a mark) on it */
-static int unmount_cmd(const struct sc_cmd *cmd, int argc, char **argv,
-		       bool mark)
+/* umount DST: one operand, a shiftfs mount on it (unmark: cmd_unmark) */
+int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv)
 {
 	_cleanup_free_ char *abs = NULL;
 	int ret;
@@ -317,26 +316,17 @@ static int unmount_cmd(const struct sc_cmd *cmd, int argc, char **argv,
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
-		return cmd_usage_error(cmd, mark ? "expected DIR" : "expected DST");
-	/*
-	 * Marks are host root's; a user namespace's root may unmount what it
-	 * mounted from a mark.
-	 */
-	if (mark ? need_privileges() :
-	    need_cap_sys_admin("run it as root, or as root of the user namespace that mounted it"))
+		return cmd_usage_error(cmd, "expected DST");
+	/* a user namespace's root may unmount what it mounted from a mark */
+	if (need_cap_sys_admin("run it as root, or as root of the user namespace that mounted it"))
 		return EXIT_FAILURE;
 	abs = realpath(argv[optind], NULL);
 	if (!abs) {
 		warn("%s", argv[optind]);
 		return EXIT_FAILURE;
 	}
-	return unmount_shiftfs(NULL, abs, argv[optind], mark) ? EXIT_FAILURE
-								: EXIT_SUCCESS;
-}
-
-int cmd_umount(const struct sc_cmd *cmd, int argc, char **argv)
-{
-	return unmount_cmd(cmd, argc, argv, false);
+	return unmount_shiftfs(NULL, abs, argv[optind], false) ? EXIT_FAILURE
+								 : EXIT_SUCCESS;
 }
 
 int unmark_dir(const char *abs, const char *shown)
