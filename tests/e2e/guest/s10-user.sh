@@ -15,9 +15,10 @@
 # the cover letter's map in his range keeping his uid (a mark
 # --own-ids): apt, a build as uid 1000 in his home, an ephemeral clone
 # beside it; (c) shiftctl mount by hand in a namespace of his.  Attacks:
-# another user's container and her own namespace are refused his mark,
-# and she cannot read the tree through it; a
-# user cannot mark, unmark or revoke; two users run on two marks at once;
+# another user's container, her own namespace and her own pre-mount
+# hooks are refused his mark, and she cannot read the tree through it; a
+# user cannot mark, unmark or revoke, nor mark in a namespace of his
+# own; two users run on two marks at once;
 # a mark revoked while his container runs: it keeps its mount, the next
 # start is refused with a message that says so.  Then root declares his
 # mark again and the guest reboots: r10-user-reboot.sh goes on from
@@ -62,7 +63,7 @@ own_layer() {
 	fi
 }
 tap_start
-tap_plan 30
+tap_plan 33
 T0=$(date +%s)
 
 say "Scenario 10: containers users start themselves, on images root marked for them"
@@ -285,6 +286,35 @@ step "Attacks: $u2, another user with another range"
 uconfig $u2 steal $img "$S2"
 refused $u2 steal "*does not allow*" \
 	"$u2's container on $u's image is refused: the mark does not allow her map"
+# Her own pre-mount hooks, without the project's pre-start check.  Her
+# config keeps only the container's lines: (1) a hook of her own,
+# shiftctl mount from his mark onto her rootfs, its words kept in /tmp
+# (she cannot read a file her container's root writes in her home);
+# (2) the project's hook at pre-mount alone, under the hook's own
+# profile, which lets it move a mount into place.  The kernel refuses
+# both: her namespace's map is not in his mark.
+own_hook() {
+	as_user $u2 "sed -i -e '/shiftfs.conf/d' -e '/^lxc.hook/d' ~/.local/share/lxc/steal/config &&
+		printf '%s\n' 'lxc.hook.version = 1' '$1' >> ~/.local/share/lxc/steal/config"
+	_t=$(date +%s)
+	rm -f /tmp/steal-own.err
+	if ustart $u2 steal; then
+		tap_not_ok "$3"
+		tap_diag "her container started on $(uattach $u2 steal cat /etc/debian_version 2>&1)"
+		ustop $u2 steal
+		return
+	fi
+	_msg=$(cat /tmp/steal-own.err 2>/dev/null; journalctl -q -o cat -t shiftfs-lxc-hook --since "@$_t" 2>&1 | grep steal)
+	printf '%s\n' "$_msg" | sed 's/^/#   /'
+	case $_msg in
+	$2) tap_ok "$3" ;;
+	*) tap_not_ok "$3"; why_not $u2 steal ;;
+	esac
+}
+own_hook "lxc.hook.pre-mount = $SC mount $img $img 2> /tmp/steal-own.err" "*not allowed by the mark*" \
+	"her own pre-mount hook cannot mount from his mark (the kernel's refusal)"
+own_hook "lxc.hook.pre-mount = /usr/local/share/lxc/hooks/shiftfs" "*cannot shift-mount*(this namespace: uids 0:$S2:65536*" \
+	"the project's pre-mount hook alone, without its pre-start check, cannot mount his mark for her"
 out=$(as_user $u2 "m=\$(mktemp -d) && chmod 755 \$m && lxc-usernsexec -m b:0:$S2:65536 -- $SC mount $img \$m; rmdir \$m" 2>&1)
 printf '%s\n' "$out" | sed 's/^/#   /'
 case $out in
@@ -306,6 +336,24 @@ if grep -q " $img .* - shiftfs .*,mark" /proc/self/mountinfo && ! grep -q "$u2" 
 else
 	tap_not_ok "a user can neither mark nor unmark, declared or not"
 fi
+
+# In a user and mount namespace of his own he holds CAP_SYS_ADMIN: he
+# marks a tree of root's, marked for no one, with his range there, and
+# would mount from that mark and write into it as root.  The kernel
+# takes a mark only from host root.
+rt=/srv/images/u3
+mkdir -p $rt/etc
+chown -R 0:0 $rt
+out=$(as_user $u "m=\$(mktemp -d) && chmod 755 \$m && lxc-usernsexec -m b:0:$S:65536 -- sh -c '$SC mark --uidmap 0:$S:65536 --gidmap 0:$S:65536 $rt && echo he marked it && $SC mount $rt \$m && touch \$m/etc/by-$u'; rmdir \$m" 2>&1)
+printf '%s\n' "$out" | sed 's/^/#   /'
+if [ ! -e $rt/etc/by-$u ] && ! grep -q " $rt " /proc/self/mountinfo &&
+   case $out in *"he marked it"*) false ;; esac; then
+	tap_ok "in a namespace of his own he cannot mark a tree of root's"
+else
+	tap_not_ok "in a namespace of his own he cannot mark a tree of root's"
+	tap_diag "$(ls -ln $rt/etc)"
+fi
+rm -rf $rt
 
 step "Two users at once: $u2's busybox container on her own mark"
 uconfig $u2 bb $bb "$S2" "$BUSYBOX_HEAD"
