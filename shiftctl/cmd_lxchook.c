@@ -999,12 +999,12 @@ static int pre_start(struct hook *h)
 }
 
 /* /proc/PID/uid_map or gid_map, sorted */
-static int proc_map(pid_t pid, const char *which, struct idmap *map)
+static int proc_map(const char *pid, const char *which, struct idmap *map)
 {
 	_cleanup_free_ char *text = NULL;
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, which);
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, which);
 	if (read_text(path, &text) ||
 	    idmap_parse_proc(map, text, path, NULL, 0))
 		return -EINVAL;
@@ -1013,50 +1013,48 @@ static int proc_map(pid_t pid, const char *which, struct idmap *map)
 }
 
 /*
- * pre-mount's refusal, with what decides it: the error, this namespace's
- * maps and the mark's (shiftctl mount printed its own line above; LXC
- * 6.0 keeps none of it, syslog does).
+ * pre-mount's refusal, with what decides it: this namespace's maps and
+ * the mark's.  shiftctl mount printed the kernel's reasons above, on
+ * stderr, which LXC 6.0 does not keep; this line goes to syslog too.
+ * (/proc/self: pre-mount runs in the container's pid namespace, under
+ * the host's /proc.)
  */
-static int mount_failed(const struct hook *h, const char *what, int e)
+static int mount_failed(const struct hook *h, const char *what)
 {
 	struct lxchook_mark mark;
 	struct idmap uid, gid;
 	char ns[1100] = "?", mk[1100] = "no mark";
 	bool mounted, shiftfs;
 
-	if (!proc_map(getpid(), "uid_map", &uid) &&
-	    !proc_map(getpid(), "gid_map", &gid))
+	if (!proc_map("self", "uid_map", &uid) &&
+	    !proc_map("self", "gid_map", &gid))
 		lxchook_maps_text(&uid, &gid, ns, sizeof(ns));
 	if (!top_mount(h->rootfs, &mounted, &shiftfs, &mark) && mark.present)
 		lxchook_maps_text(&mark.uid, &mark.gid, mk, sizeof(mk));
-	return hook_err(h, "cannot shift-mount %s from its mark %s in %s's user namespace: %s (this namespace: %s; the mark: %s)",
-			what, h->rootfs, h->name, e ? strerror(e) : "failed",
-			ns, mk);
+	return hook_err(h, "cannot shift-mount %s from its mark %s in %s's user namespace: refused (this namespace: %s; the mark: %s)",
+			what, h->rootfs, h->name, ns, mk);
 }
 
 static int pre_mount(const struct hook *h)
 {
 	if (h->rfs.lower && h->user >= 0) {
 		/* the admin's mark on LOWER, mounted from over LOWER */
-		errno = 0;
 		if (sc_mount(h->rootfs, h->rootfs))
-			return mount_failed(h, h->rootfs, errno);
+			return mount_failed(h, h->rootfs);
 		hook_info(h, "%s (the overlay's lower layer) shifted in %s's mount namespace",
 			  h->rootfs, h->name);
 		return 0;
 	}
 	if (h->rfs.lower) {
 		/* over LOWER, where liblxc's overlay mount looks for it next */
-		errno = 0;
 		if (sc_mount(h->rootfs, h->rfs.lower))
-			return mount_failed(h, h->rfs.lower, errno);
+			return mount_failed(h, h->rfs.lower);
 		hook_info(h, "%s (the overlay's lower layer) shifted in %s's mount namespace",
 			  h->rfs.lower, h->name);
 		return 0;
 	}
-	errno = 0;
 	if (sc_mount(h->rootfs, h->rootfs))
-		return mount_failed(h, h->rootfs, errno);
+		return mount_failed(h, h->rootfs);
 	hook_info(h, "%s shifted in %s's mount namespace", h->rootfs, h->name);
 	return 0;
 }
@@ -1075,8 +1073,8 @@ static int start_host(struct hook *h)
 	if (!env || !*env)
 		return hook_err(h, "LXC_PID is not set (start-host hook)");
 	pid = all_digits(env) ? (pid_t)strtol(env, NULL, 10) : 0;
-	if (pid <= 0 || proc_map(pid, "uid_map", &uid) ||
-	    proc_map(pid, "gid_map", &gid))
+	if (pid <= 0 || proc_map(env, "uid_map", &uid) ||
+	    proc_map(env, "gid_map", &gid))
 		return hook_err(h, "no process %s", env);
 	realpath_rootfs(h);
 	if (lock_state(h))
