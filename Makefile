@@ -310,16 +310,15 @@ LXCHOOKDIR := $(PREFIX)/share/lxc/hooks
 LXCCONFDIR := $(PREFIX)/share/lxc/config
 # AppArmor loads profiles from /etc/apparmor.d only, whatever the prefix.
 APPARMORDIR := /etc/apparmor.d
+# The profiles' loader (lxc-hook/shiftfs-apparmor) and the rule it puts
+# in place where apparmor_parser takes it.
+SHIFTFSLIBDIR := $(PREFIX)/lib/shiftfs
 # systemd's unit directory: Debian's own for PREFIX=/usr (the packages),
 # else PREFIX/lib/systemd/system, which systemd reads too.
 UNITDIR := $(if $(filter /usr,$(PREFIX)),$(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system),$(PREFIX)/lib/systemd/system)
 SYSTEMD_LIVE := [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
 # debian/rules installs the unit with dh_installsystemd instead.
 INSTALL_UNIT ?= yes
-# True where the hook's profile is to be (un)loaded: AppArmor runs here and
-# the install is not into a DESTDIR (a package loads it from its postinst).
-AA_LIVE = [ -z "$(DESTDIR)" ] && [ -d /sys/kernel/security/apparmor ] && \
-	command -v apparmor_parser > /dev/null
 # DKMS only looks in /usr/src, whatever the prefix.
 DKMSSRCDIR := /usr/src/shiftfs-$(VERSION)
 DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
@@ -327,6 +326,8 @@ DKMS_FILES := $(wildcard module/*.c module/*.h) module/Kbuild module/Makefile
 INSTALLED_USERSPACE := $(SBINDIR)/shiftctl $(MANDIR)/man8/shiftctl.8 \
 	$(COMPLETIONDIR)/shiftctl $(LXCHOOKDIR)/shiftfs $(LXCCONFDIR)/shiftfs.conf \
 	$(APPARMORDIR)/shiftfs-lxc-hook $(APPARMORDIR)/lxc-container-shiftfs-user \
+	$(SHIFTFSLIBDIR)/shiftfs-apparmor \
+	$(SHIFTFSLIBDIR)/lxc-container-shiftfs-user.nosymfollow \
 	$(UNITDIR)/shiftfs-marks.service
 
 install: install-userspace install-dkms-src
@@ -341,11 +342,12 @@ install-userspace: shiftctl
 	chmod 644 $(DESTDIR)$(LXCCONFDIR)/shiftfs.conf
 	install -D -m 644 lxc-hook/shiftfs-lxc-hook.apparmor $(DESTDIR)$(APPARMORDIR)/shiftfs-lxc-hook
 	install -D -m 644 lxc-hook/lxc-container-shiftfs-user.apparmor $(DESTDIR)$(APPARMORDIR)/lxc-container-shiftfs-user
-	@if $(AA_LIVE); then \
-		for p in shiftfs-lxc-hook lxc-container-shiftfs-user; do \
-			echo "apparmor_parser -r $(APPARMORDIR)/$$p"; \
-			apparmor_parser -r $(APPARMORDIR)/$$p || exit 1; \
-		done; \
+	install -D -m 755 lxc-hook/shiftfs-apparmor $(DESTDIR)$(SHIFTFSLIBDIR)/shiftfs-apparmor
+	install -D -m 644 lxc-hook/lxc-container-shiftfs-user.nosymfollow \
+		$(DESTDIR)$(SHIFTFSLIBDIR)/lxc-container-shiftfs-user.nosymfollow
+	@if [ -z "$(DESTDIR)" ] && command -v apparmor_parser > /dev/null; then \
+		echo "$(SHIFTFSLIBDIR)/shiftfs-apparmor load"; \
+		$(SHIFTFSLIBDIR)/shiftfs-apparmor load || exit 1; \
 	fi
 ifeq ($(INSTALL_UNIT),yes)
 	install -d $(DESTDIR)$(UNITDIR)
@@ -366,11 +368,10 @@ install-dkms-src:
 # Removes exactly what install put there, then the directories install
 # created if they are left empty.
 uninstall:
-	@for p in shiftfs-lxc-hook lxc-container-shiftfs-user; do \
-		if [ -f $(APPARMORDIR)/$$p ] && $(AA_LIVE); then \
-			apparmor_parser -R $(APPARMORDIR)/$$p || true; \
-		fi; \
-	done
+	@if [ -z "$(DESTDIR)" ] && [ -x $(SHIFTFSLIBDIR)/shiftfs-apparmor ]; then \
+		$(SHIFTFSLIBDIR)/shiftfs-apparmor unload; \
+		$(SHIFTFSLIBDIR)/shiftfs-apparmor purge; \
+	fi
 	@if [ -f $(DESTDIR)$(UNITDIR)/shiftfs-marks.service ] && $(SYSTEMD_LIVE); then \
 		systemctl disable --now shiftfs-marks.service || true; \
 	fi
@@ -380,6 +381,7 @@ uninstall:
 	@for d in $(SBINDIR) $(MANDIR)/man8 $(MANDIR) $(COMPLETIONDIR) \
 		$(PREFIX)/share/bash-completion $(LXCHOOKDIR) $(LXCCONFDIR) \
 		$(PREFIX)/share/lxc $(PREFIX)/share $(UNITDIR) $(PREFIX)/lib/systemd \
+		$(SHIFTFSLIBDIR) \
 		$(PREFIX)/lib $(PREFIX) /usr/src /usr $(APPARMORDIR) /etc; do \
 		[ -n "$(DESTDIR)" ] || case $$d in /usr|/usr/src|/usr/local|/usr/share|/usr/local/share|/usr/sbin|/usr/local/sbin|/usr/lib|/usr/local/lib|/lib|/etc|/etc/apparmor.d) continue;; esac; \
 		rmdir $(DESTDIR)$$d 2>/dev/null || true; \

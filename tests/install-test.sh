@@ -27,12 +27,14 @@ for f in /usr/local/sbin/shiftctl /usr/local/share/man/man8/shiftctl.8 \
 	 /usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
 	 /usr/src/shiftfs-$version/dkms.conf /usr/src/shiftfs-$version/Kbuild \
 	 /usr/src/shiftfs-$version/super.c /etc/apparmor.d/shiftfs-lxc-hook \
-	 /etc/apparmor.d/lxc-container-shiftfs-user \
+	 /etc/apparmor.d/lxc-container-shiftfs-user /usr/local/lib/shiftfs/shiftfs-apparmor \
+	 /usr/local/lib/shiftfs/lxc-container-shiftfs-user.nosymfollow \
 	 /usr/local/lib/systemd/system/shiftfs-marks.service; do
 	tap_check "installed $f" "[ -f '$dest$f' ]"
 done
 tap_check "shiftctl is executable" "[ -x '$dest/usr/local/sbin/shiftctl' ]"
 tap_check "hook is executable" "[ -x '$dest/usr/local/share/lxc/hooks/shiftfs' ]"
+tap_check "the AppArmor loader is executable" "[ -x '$dest/usr/local/lib/shiftfs/shiftfs-apparmor' ]"
 tap_check "dkms.conf carries the version" \
 	"grep -q 'PACKAGE_VERSION=\"$version\"' '$dest/usr/src/shiftfs-$version/dkms.conf'"
 tap_check "LXC snippet names the installed hook" \

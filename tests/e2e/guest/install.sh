@@ -67,16 +67,20 @@ if [ -n "$(ls "$PAYLOAD/lxc-hook" 2>/dev/null)" ]; then
 		sed 's|@LXCHOOKDIR@|/usr/local/share/lxc/hooks|g' \
 			"$PAYLOAD/lxc-hook/shiftfs.conf" > /usr/local/share/lxc/config/shiftfs.conf
 	# The hook's AppArmor profile and the users' containers', as make
-	# install puts and loads them.
+	# install puts and loads them (shiftfs-apparmor load, with the
+	# nosymfollow rule where this release's apparmor_parser takes it).
 	for p in shiftfs-lxc-hook lxc-container-shiftfs-user; do
-		[ -f "$PAYLOAD/lxc-hook/$p.apparmor" ] || continue
-		install -D -m 644 "$PAYLOAD/lxc-hook/$p.apparmor" /etc/apparmor.d/$p
-		if apparmor_parser -r /etc/apparmor.d/$p > "$state/apparmor.log" 2>&1; then
-			note "AppArmor profile $p loaded"
-		else
-			note "apparmor_parser -r /etc/apparmor.d/$p failed: $(cat "$state/apparmor.log")"
-		fi
+		[ -f "$PAYLOAD/lxc-hook/$p.apparmor" ] &&
+			install -D -m 644 "$PAYLOAD/lxc-hook/$p.apparmor" /etc/apparmor.d/$p
 	done
+	install -D -m 755 "$PAYLOAD/lxc-hook/shiftfs-apparmor" /usr/local/lib/shiftfs/shiftfs-apparmor
+	install -D -m 644 "$PAYLOAD/lxc-hook/lxc-container-shiftfs-user.nosymfollow" \
+		/usr/local/lib/shiftfs/lxc-container-shiftfs-user.nosymfollow
+	if /usr/local/lib/shiftfs/shiftfs-apparmor load > "$state/apparmor.log" 2>&1; then
+		note "AppArmor profiles loaded$(sed 's/^/; /' "$state/apparmor.log" | tr -d '\n')"
+	else
+		note "shiftfs-apparmor load failed: $(cat "$state/apparmor.log")"
+	fi
 fi
 note "project files installed at $(cut -d' ' -f1 /proc/uptime)s after boot"
 touch "$state/installed"

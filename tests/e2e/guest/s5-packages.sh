@@ -11,7 +11,7 @@
 rel=$(uname -r)
 work=/srv/s5
 tap_start
-tap_plan 10
+tap_plan 11
 
 say "Scenario 5: the .deb packages, DKMS and apt-get purge"
 
@@ -46,6 +46,7 @@ rm -f "/lib/modules/$rel/extra/shiftfs.ko" /usr/local/sbin/shiftctl \
 	/usr/local/share/lxc/hooks/shiftfs /usr/local/share/lxc/config/shiftfs.conf \
 	/etc/apparmor.d/shiftfs-lxc-hook /etc/apparmor.d/lxc-container-shiftfs-user \
 	/usr/local/lib/systemd/system/shiftfs-marks.service
+rm -rf /usr/local/lib/shiftfs /etc/apparmor.d/shiftfs
 # (and what an admin declared with it, s10's: a system that never had it)
 rm -rf /etc/shiftfs
 systemctl daemon-reload
@@ -73,6 +74,13 @@ tap_run "DKMS built and installed shiftfs for the running kernel" \
 	sh -c "dkms status shiftfs | grep -F '$rel' | grep -q installed"
 tap_run "the package loaded the LXC hook's AppArmor profile (lxc-shiftfs-hook)" \
 	grep -qx 'lxc-shiftfs-hook (enforce)' /sys/kernel/security/apparmor/profiles
+# (the nosymfollow rule: where this release's apparmor_parser takes it,
+# 3.1 and later, that is Debian 13's and not Debian 12's)
+aa=$(dpkg-query -W -f '${Version}' apparmor)
+if dpkg --compare-versions "$aa" ge 3.1; then want=yes; else want=no; fi
+have=no
+[ -f /etc/apparmor.d/shiftfs/lxc-container-shiftfs-user.nosymfollow ] && have=yes
+tap_eq "the package put the profile's nosymfollow rule in place where apparmor $aa takes it" "$have" "$want"
 
 say "Load it and ask shiftctl what this kernel supports"
 tap_run "modprobe shiftfs" modprobe shiftfs
