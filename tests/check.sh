@@ -74,18 +74,22 @@ start_part() {
 	bg_pids+=($!)
 	bg_names+=("$name")
 }
-# wait_part: wait for the oldest background part, show it, count it.
+# wait_part: wait for whichever background part ends first, show it,
+# count it.
 wait_part() {
-	local rc log
-	wait "${bg_pids[0]}"
+	local rc log pid i=0
+	wait -n -p pid "${bg_pids[@]}"
 	rc=$?
-	log=$(part_log "${bg_names[0]}")
-	echo "==== ${bg_names[0]}"
+	while [ "${bg_pids[$i]}" != "$pid" ]; do
+		i=$((i + 1))
+	done
+	log=$(part_log "${bg_names[$i]}")
+	echo "==== ${bg_names[$i]}"
 	cat "$log"
-	count_part "${bg_names[0]}" "$log" "$rc" "${bg_t0[0]}"
-	bg_pids=("${bg_pids[@]:1}")
-	bg_names=("${bg_names[@]:1}")
-	bg_t0=("${bg_t0[@]:1}")
+	count_part "${bg_names[$i]}" "$log" "$rc" "${bg_t0[$i]}"
+	bg_pids=("${bg_pids[@]:0:$i}" "${bg_pids[@]:$((i + 1))}")
+	bg_names=("${bg_names[@]:0:$i}" "${bg_names[@]:$((i + 1))}")
+	bg_t0=("${bg_t0[@]:0:$i}" "${bg_t0[@]:$((i + 1))}")
 }
 
 # count_part NAME LOG RC T0: add up a finished part's counts.
@@ -161,9 +165,6 @@ for k in $kvers; do
 	first=0
 	start_part "guest $k" "$top/tests/run-guest.sh" ${pattern:+-t "$pattern"} "$k" "$build"
 done
-while [ ${#bg_pids[@]} -gt 0 ]; do
-	wait_part
-done
 if [ -n "$prep_pid" ]; then
 	t0=$(date +%s)
 	wait "$prep_pid"
@@ -174,12 +175,25 @@ if [ -n "$prep_pid" ]; then
 		"$([ $rc -eq 0 ] && echo ready || echo "exit $rc: the e2e parts build them")" \
 		$(( $(date +%s) - t0 )))")
 fi
+# The e2e passes join the same pool as the guest suites: the first one
+# starts as soon as a guest suite ends, and the two releases' guests run
+# side by side (each keeps about one core busy, as a guest suite does;
+# the two share nothing but the host's userspace build, made here first
+# so that their makes do not build it at once).  Sequential, they added
+# some 10 minutes to a cold make test.
+if [ -n "$e2e_runs" ]; then
+	make -s --no-print-directory -C "$top" shiftctl > "$logdir/e2e-shiftctl.log" 2>&1 ||
+		cat "$logdir/e2e-shiftctl.log"
+fi
 for r in $e2e_runs; do
 	deb=${r%%:*}
 	list=
 	case $r in *:*) list=${r#*:} ;; esac
-	run_part "e2e Debian $deb${list:+ ($list)}" \
+	start_part "e2e Debian $deb${list:+ ($list)}" \
 		make -s --no-print-directory -C "$top" e2e-one DEBIAN="$deb" E2E_TESTS="$list"
+done
+while [ ${#bg_pids[@]} -gt 0 ]; do
+	wait_part
 done
 end=$(date +%s)
 

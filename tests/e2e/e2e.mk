@@ -29,16 +29,17 @@ E2E_SERIES_12 := 6.1
 E2E_SERIES_13 := 6.12+deb13
 E2E_RELEASE_12 := bookworm
 E2E_RELEASE_13 := trixie
-# make test: every scenario on Debian 13, and on Debian 12 these, chosen
-# from the measured times to keep a cold make test within 45 minutes on
-# 2 cores: the container with LXC 5.0's hook error path (s1), attach
-# (s2), the arm64 chroot (s3), the cover letter (s4), the packages on
-# the release make deb builds them on (s5): about 35 s + 155-176 s (s5) after
-# a 47-50 s boot; and the user's own containers on LXC 5.0 and systemd
-# 252 (s10, then a reboot for r10: some 360 s and a second boot).  s5
-# takes the project's files away: it stays last.  Left to make e2e
-# DEBIAN=12: the lifecycle (s6, 195 s), the build clones (s7, ~40 s) and
-# the arm64 build container (s8, ~400 s).
+# make test: every scenario on Debian 13, and on Debian 12 these (the
+# two releases' guests run side by side, tests/check.sh), chosen from
+# the measured times to keep a cold make test within 45 minutes on 2
+# cores: the container with LXC 5.0's hook error path (s1), attach (s2),
+# the arm64 chroot (s3), the cover letter (s4), the packages on the
+# release make deb builds them on (s5): about 35 s + 155-176 s (s5)
+# after a 47-50 s boot; and the user's own containers on LXC 5.0 and
+# systemd 252 (s10, then a reboot for r10: some 360 s and a second
+# boot).  s5 takes the project's files away: it stays last.  Left to
+# make e2e DEBIAN=12: the lifecycle (s6, 195 s), the build clones (s7,
+# ~40 s) and the arm64 build container (s8, ~400 s).
 E2E_SHORT_12 ?= s1,s2,s3,s4,s10,s5
 # What make test runs after the fast tier: "DEBIAN[:SCENARIOS]" each.
 E2E_RUNS ?= 13 12:$(E2E_SHORT_12)
