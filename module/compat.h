@@ -133,23 +133,17 @@ static inline void shiftfs_mark_tmpfile(struct file *file,
 }
 
 /* O_TMPFILE in the lower filesystem. */
+static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
+						const struct path *parent,
+						umode_t mode, int flags,
+						const struct cred *cred)
+{
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
-static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
-						const struct path *parent,
-						umode_t mode, int flags,
-						const struct cred *cred)
-{
 	return backing_tmpfile_open(user_file, flags, parent, mode, cred);
-}
 #else
-static inline struct file *shiftfs_tmpfile_open(const struct file *user_file,
-						const struct path *parent,
-						umode_t mode, int flags,
-						const struct cred *cred)
-{
 	return vfs_tmpfile_open(SHIFTFS_NOP_IDMAP, parent, mode, flags, cred);
-}
 #endif
+}
 
 /*
  * File I/O on the backing file, with the caller's credentials for the
@@ -233,14 +227,21 @@ static inline void shiftfs_backing_ctx(struct backing_file_ctx *ctx,
 	};
 }
 
-/* Out of line: the helper's context stays off the common path's stack. */
-static noinline ssize_t shiftfs_read_async(struct file *real,
-					   struct kiocb *iocb,
-					   struct iov_iter *iter)
+/*
+ * A read that may complete later, or a write, through the helpers (out of
+ * line: their context stays off the common read path's stack).
+ */
+static noinline ssize_t shiftfs_do_backing_iter(struct file *real,
+						struct kiocb *iocb,
+						struct iov_iter *iter,
+						bool write)
 {
 	struct backing_file_ctx ctx;
 
-	shiftfs_backing_ctx(&ctx, iocb->ki_filp, false);
+	shiftfs_backing_ctx(&ctx, iocb->ki_filp, write);
+	if (write)
+		return backing_file_write_iter(real, iter, iocb,
+					       iocb->ki_flags, &ctx);
 	return backing_file_read_iter(real, iter, iocb, iocb->ki_flags, &ctx);
 }
 
@@ -260,17 +261,14 @@ static inline ssize_t shiftfs_file_read_iter(struct file *real,
 	if (is_sync_kiocb(iocb) ||
 	    (iocb->ki_flags & (IOCB_NOWAIT | IOCB_DIRECT)) == IOCB_NOWAIT)
 		return shiftfs_read_now(real, iocb, iter);
-	return shiftfs_read_async(real, iocb, iter);
+	return shiftfs_do_backing_iter(real, iocb, iter, false);
 }
 
 static inline ssize_t shiftfs_file_write_iter(struct file *real,
 					      struct kiocb *iocb,
 					      struct iov_iter *iter)
 {
-	struct backing_file_ctx ctx;
-
-	shiftfs_backing_ctx(&ctx, iocb->ki_filp, true);
-	return backing_file_write_iter(real, iter, iocb, iocb->ki_flags, &ctx);
+	return shiftfs_do_backing_iter(real, iocb, iter, true);
 }
 
 static inline ssize_t shiftfs_file_splice_read(struct file *in,
@@ -425,24 +423,19 @@ static inline int shiftfs_file_mmap(struct file *file, struct file *real,
  * current_cred() beyond the call takes its own reference, as it must with
  * any cred; and a nested override_creds() below us reverts to ours.
  */
-static inline const struct cred *shiftfs_override_creds(const struct cred *new)
-{
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
-	return override_creds(new);
+#define shiftfs_override_creds(new)	override_creds(new)
+#define shiftfs_revert_creds(old)	revert_creds(old)
 #else
+/* Installs @new; returns the creds it replaces. */
+static inline const struct cred *shiftfs_swap_creds(const struct cred *new)
+{
 	return rcu_replace_pointer(current->cred, new, true);
-#endif
 }
-
+#define shiftfs_override_creds(new)	shiftfs_swap_creds(new)
 /* Back to @old; returns the creds being left. */
-static inline const struct cred *shiftfs_revert_creds(const struct cred *old)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
-	return revert_creds(old);
-#else
-	return rcu_replace_pointer(current->cred, old, true);
+#define shiftfs_revert_creds(old)	shiftfs_swap_creds(old)
 #endif
-}
 
 /*
  * Lookups by name in a lower directory.  6.16 made them take a struct qstr
@@ -587,7 +580,6 @@ struct shiftfs_renaming {
 #endif
 };
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
 static inline int shiftfs_start_renaming(struct shiftfs_renaming *r,
 					 struct dentry *old_parent,
 					 const struct qstr *old_name,
@@ -595,6 +587,7 @@ static inline int shiftfs_start_renaming(struct shiftfs_renaming *r,
 					 const struct qstr *new_name,
 					 unsigned int flags)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
 	struct qstr old_last = QSTR_LEN(old_name->name, old_name->len);
 	struct qstr new_last = QSTR_LEN(new_name->name, new_name->len);
 
@@ -605,20 +598,7 @@ static inline int shiftfs_start_renaming(struct shiftfs_renaming *r,
 		.flags		= flags,
 	};
 	return start_renaming(&r->rd, 0, &old_last, &new_last);
-}
-
-static inline void shiftfs_end_renaming(struct shiftfs_renaming *r)
-{
-	end_renaming(&r->rd);
-}
 #else
-static inline int shiftfs_start_renaming(struct shiftfs_renaming *r,
-					 struct dentry *old_parent,
-					 const struct qstr *old_name,
-					 struct dentry *new_parent,
-					 const struct qstr *new_name,
-					 unsigned int flags)
-{
 	struct dentry *trap, *old, *new;
 	int err;
 
@@ -665,15 +645,19 @@ out_dput_old:
 out_unlock:
 	unlock_rename(new_parent, old_parent);
 	return err;
+#endif
 }
 
 static inline void shiftfs_end_renaming(struct shiftfs_renaming *r)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	end_renaming(&r->rd);
+#else
 	unlock_rename(r->new_parent, r->old_parent);
 	dput(r->rd.old_dentry);
 	dput(r->rd.new_dentry);
-}
 #endif
+}
 
 /*
  * 6.14 gave ->d_revalidate() the parent directory and a stable name.

@@ -45,6 +45,63 @@ static struct dentry *shiftfs_lookup_lower(struct dentry *dentry,
 }
 
 /*
+ * The family of calls that change a directory (create, link, unlink,
+ * rmdir): write access to the lower mount, then the caller's ids
+ * installed (@owner: the owner's ids of a new object, -EOVERFLOW if the
+ * caller's fsuid or fsgid has none underneath), then the lower parent
+ * locked and the lower dentry of @dentry's name in it.  Returns that
+ * dentry, *@old set; or an ERR_PTR, with nothing held.
+ * shiftfs_do_dirop_end() gives it all back.
+ */
+static struct dentry *shiftfs_do_dirop_begin(struct dentry *dentry,
+					     bool owner,
+					     const struct cred **old)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
+	struct dentry *lower_parent = shiftfs_dentry_lower(dentry->d_parent);
+	struct dentry *lower;
+	int err;
+
+	err = mnt_want_write(fs->lower_mnt);
+	if (err)
+		return ERR_PTR(err);
+	*old = owner ? shiftfs_creds_owner_ids(sb) :
+		       shiftfs_creds_caller_ids(sb);
+	if (IS_ERR(*old)) {
+		lower = ERR_CAST(*old);
+		goto out_drop_write;
+	}
+	inode_lock_nested(d_inode(lower_parent), I_MUTEX_PARENT);
+	lower = shiftfs_lookup_lower(dentry, lower_parent);
+	if (!IS_ERR(lower))
+		return lower;
+	inode_unlock(d_inode(lower_parent));
+	shiftfs_creds_revert(sb, *old);
+out_drop_write:
+	mnt_drop_write(fs->lower_mnt);
+	return lower;
+}
+
+/*
+ * The end of shiftfs_do_dirop_begin()'s call: @lower (NULL: none) put,
+ * the lower parent unlocked (unless @locked is false: a failed lower
+ * mkdir unlocked it), the caller's credentials back, write access given
+ * up.  Our parent's i_rwsem, held by the VFS, kept @dentry's parent.
+ */
+static void shiftfs_do_dirop_end(struct dentry *dentry, struct dentry *lower,
+				 bool locked, const struct cred *old)
+{
+	struct super_block *sb = dentry->d_sb;
+
+	dput(lower);
+	if (locked)
+		inode_unlock(d_inode(shiftfs_dentry_lower(dentry->d_parent)));
+	shiftfs_creds_revert(sb, old);
+	mnt_drop_write(SHIFTFS_SB(sb)->lower_mnt);
+}
+
+/*
  * Some filesystems (fuse, nfs, ...) leave the dentry of a new object
  * unhashed or negative, and a mkdir may hand back a dentry the lower
  * filesystem spliced (shiftfs_vfs_mkdir()): pin it only if it is the
@@ -74,8 +131,6 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 				 umode_t mode, dev_t rdev, const char *link,
 				 struct dentry *hardlink)
 {
-	struct super_block *sb = dir->i_sb;
-	struct shiftfs_fs *fs = SHIFTFS_SB(sb);
 	struct dentry *lower_parent = shiftfs_dentry_lower(dentry->d_parent);
 	struct inode *lower_dir = d_inode(lower_parent);
 	const struct cred *old;
@@ -83,26 +138,14 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 	struct inode *inode;
 	int err;
 
-	err = mnt_want_write(fs->lower_mnt);
-	if (err)
-		return err;
-	/* The new object belongs to the caller: -EOVERFLOW if it can't. */
-	old = shiftfs_creds_owner_ids(sb);
-	if (IS_ERR(old)) {
-		err = PTR_ERR(old);
-		goto out_drop_write;
-	}
-
-	inode_lock_nested(lower_dir, I_MUTEX_PARENT);
-	lower = shiftfs_lookup_lower(dentry, lower_parent);
-	if (IS_ERR(lower)) {
-		err = PTR_ERR(lower);
-		goto out_unlock;
-	}
+	/* The new object belongs to the caller. */
+	lower = shiftfs_do_dirop_begin(dentry, true, &old);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	/* Created underneath since our negative lookup. */
 	err = -ESTALE;
 	if (d_really_is_positive(lower))
-		goto out_dput;
+		goto out;
 
 	if (hardlink) {
 		err = shiftfs_do_link(shiftfs_dentry_lower(hardlink),
@@ -121,8 +164,8 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 			 */
 			lower = shiftfs_do_mkdir(lower_dir, lower, mode);
 			if (IS_ERR(lower)) {
-				err = PTR_ERR(lower);
-				goto out_revert;
+				shiftfs_do_dirop_end(dentry, NULL, false, old);
+				return PTR_ERR(lower);
 			}
 			err = 0;
 			break;
@@ -135,17 +178,18 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 		}
 	}
 	if (err)
-		goto out_dput;
+		goto out;
 
 	lower = shiftfs_created_lower(dentry, lower_parent, lower);
 	if (IS_ERR(lower)) {
 		err = PTR_ERR(lower);
-		goto out_unlock;
+		lower = NULL;
+		goto out;
 	}
-	inode = shiftfs_get_inode(sb, d_inode(lower));
+	inode = shiftfs_get_inode(dir->i_sb, d_inode(lower));
 	if (IS_ERR(inode)) {
 		err = PTR_ERR(inode);
-		goto out_dput;
+		goto out;
 	}
 	shiftfs_dentry_set_lower(dentry, lower);
 	lower = NULL;
@@ -154,14 +198,8 @@ static int shiftfs_create_object(struct inode *dir, struct dentry *dentry,
 	if (hardlink)
 		shiftfs_copyattr(inode);
 
-out_dput:
-	dput(lower);
-out_unlock:
-	inode_unlock(lower_dir);
-out_revert:
-	shiftfs_creds_revert(sb, old);
-out_drop_write:
-	mnt_drop_write(fs->lower_mnt);
+out:
+	shiftfs_do_dirop_end(dentry, lower, true, old);
 	return err;
 }
 
@@ -202,31 +240,17 @@ static int shiftfs_link(struct dentry *old_dentry, struct inode *dir,
 static int shiftfs_remove(struct inode *dir, struct dentry *dentry,
 			  bool is_dir)
 {
-	struct shiftfs_fs *fs = SHIFTFS_SB(dir->i_sb);
-	struct dentry *lower_parent = shiftfs_dentry_lower(dentry->d_parent);
-	struct inode *lower_dir = d_inode(lower_parent);
+	struct inode *lower_dir = d_inode(shiftfs_dentry_lower(dentry->d_parent));
 	const struct cred *old;
 	struct dentry *lower;
 	int err;
 
-	err = mnt_want_write(fs->lower_mnt);
-	if (err)
-		return err;
-	old = shiftfs_creds_caller_ids(dir->i_sb);
-	if (IS_ERR(old)) {
-		err = PTR_ERR(old);
-		goto out_drop_write;
-	}
-
-	inode_lock_nested(lower_dir, I_MUTEX_PARENT);
-	lower = shiftfs_lookup_lower(dentry, lower_parent);
-	if (IS_ERR(lower)) {
-		err = PTR_ERR(lower);
-		goto out_unlock;
-	}
+	lower = shiftfs_do_dirop_begin(dentry, false, &old);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	err = -ESTALE;
 	if (lower != shiftfs_dentry_lower(dentry))
-		goto out_dput;
+		goto out;
 
 	if (is_dir)
 		err = shiftfs_do_rmdir(lower_dir, lower);
@@ -238,14 +262,8 @@ static int shiftfs_remove(struct inode *dir, struct dentry *dentry,
 		/* The pinned lower dentry is dead; never reuse this one. */
 		d_drop(dentry);
 	}
-
-out_dput:
-	dput(lower);
-out_unlock:
-	inode_unlock(lower_dir);
-	shiftfs_creds_revert(dir->i_sb, old);
-out_drop_write:
-	mnt_drop_write(fs->lower_mnt);
+out:
+	shiftfs_do_dirop_end(dentry, lower, true, old);
 	return err;
 }
 
@@ -402,11 +420,7 @@ const struct inode_operations shiftfs_dir_iops = {
 	.rmdir		= shiftfs_rmdir,
 	.rename		= shiftfs_rename,
 	.tmpfile	= shiftfs_tmpfile,
-	.permission	= shiftfs_permission,
-	.getattr	= shiftfs_getattr,
-	.setattr	= shiftfs_setattr,
-	.listxattr	= shiftfs_listxattr,
 	.fileattr_get	= shiftfs_fileattr_get,
 	.fileattr_set	= shiftfs_fileattr_set,
-	SHIFTFS_ACL_IOPS
+	SHIFTFS_COMMON_IOPS
 };

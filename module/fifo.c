@@ -73,34 +73,34 @@ static int shiftfs_fifo_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static ssize_t shiftfs_fifo_read_iter(struct kiocb *iocb,
-				      struct iov_iter *iter)
+/* Data through the lower pipe, with the mounter's credentials. */
+static ssize_t shiftfs_do_fifo_iter(struct kiocb *iocb, struct iov_iter *iter,
+				    int rw)
 {
 	struct file *file = iocb->ki_filp;
 	struct file *real = shiftfs_fifo_real(file);
-	struct super_block *sb = file_inode(file)->i_sb;
 	const struct cred *old;
 	ssize_t ret;
 
-	old = shiftfs_creds_mounter(sb);
-	ret = vfs_iter_read(real, iter, &iocb->ki_pos, 0);
-	shiftfs_creds_revert(sb, old);
+	old = shiftfs_creds_file(file);
+	if (rw == WRITE)
+		ret = vfs_iter_write(real, iter, &iocb->ki_pos, 0);
+	else
+		ret = vfs_iter_read(real, iter, &iocb->ki_pos, 0);
+	shiftfs_creds_file_revert(file, old);
 	return ret;
+}
+
+static ssize_t shiftfs_fifo_read_iter(struct kiocb *iocb,
+				      struct iov_iter *iter)
+{
+	return shiftfs_do_fifo_iter(iocb, iter, READ);
 }
 
 static ssize_t shiftfs_fifo_write_iter(struct kiocb *iocb,
 				       struct iov_iter *iter)
 {
-	struct file *file = iocb->ki_filp;
-	struct file *real = shiftfs_fifo_real(file);
-	struct super_block *sb = file_inode(file)->i_sb;
-	const struct cred *old;
-	ssize_t ret;
-
-	old = shiftfs_creds_mounter(sb);
-	ret = vfs_iter_write(real, iter, &iocb->ki_pos, 0);
-	shiftfs_creds_revert(sb, old);
-	return ret;
+	return shiftfs_do_fifo_iter(iocb, iter, WRITE);
 }
 
 /* The lower pipe's wait queues; our file outlives no entry on them. */

@@ -166,9 +166,9 @@ static ssize_t shiftfs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 	ret = shiftfs_sync_flags(file, real);
 	if (ret)
 		return ret;
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	ret = shiftfs_file_read_iter(real, iocb, iter);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	return ret;
 }
 
@@ -183,9 +183,9 @@ static ssize_t shiftfs_splice_read(struct file *in, loff_t *ppos,
 	ret = shiftfs_sync_flags(in, real);
 	if (ret)
 		return ret;
-	old = shiftfs_creds_mounter(file_inode(in)->i_sb);
+	old = shiftfs_creds_file(in);
 	ret = shiftfs_file_splice_read(in, real, ppos, pipe, len, flags);
-	shiftfs_creds_revert(file_inode(in)->i_sb, old);
+	shiftfs_creds_file_revert(in, old);
 	return ret;
 }
 
@@ -217,6 +217,37 @@ static int shiftfs_write_prepare(struct file *file, int iocb_flags)
 	if ((iocb_flags & IOCB_NOWAIT) && !IS_NOSEC(inode))
 		return -EAGAIN;
 	return file_remove_privs(file);
+}
+
+/*
+ * The write family (fallocate, copy_file_range, remap_file_range): the
+ * inode locked, shiftfs_write_prepare(), then the caller's ids mapped
+ * back; the credentials installed, or an ERR_PTR with nothing held.
+ * shiftfs_do_write_end() reverts them, takes the attributes as they are
+ * underneath now, and unlocks.  (write_iter does the same its own way:
+ * IOCB_NOWAIT, and the attributes at the completion.)
+ */
+static const struct cred *shiftfs_do_write_begin(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	const struct cred *old;
+	int err;
+
+	inode_lock(inode);
+	err = shiftfs_write_prepare(file, 0);
+	old = err ? ERR_PTR(err) : shiftfs_creds_caller_ids(inode->i_sb);
+	if (IS_ERR(old))
+		inode_unlock(inode);
+	return old;
+}
+
+static void shiftfs_do_write_end(struct file *file, const struct cred *old)
+{
+	struct inode *inode = file_inode(file);
+
+	shiftfs_creds_revert(inode->i_sb, old);
+	shiftfs_copyattr(inode);
+	inode_unlock(inode);
 }
 
 static ssize_t shiftfs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
@@ -291,15 +322,15 @@ static loff_t shiftfs_llseek(struct file *file, loff_t offset, int whence)
 	return ret;
 }
 
-static int shiftfs_fsync(struct file *file, loff_t start, loff_t end,
-			 int datasync)
+/* Files and directories (readdir.c) alike: the real file's fsync. */
+int shiftfs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	ret = vfs_fsync_range(shiftfs_real_file(file), start, end, datasync);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	return ret;
 }
 
@@ -309,33 +340,22 @@ static int shiftfs_mmap(struct file *file, struct vm_area_struct *vma)
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	ret = shiftfs_file_mmap(file, real, vma);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	return ret;
 }
 
 static long shiftfs_fallocate(struct file *file, int mode, loff_t offset,
 			      loff_t len)
 {
-	struct inode *inode = file_inode(file);
-	const struct cred *old;
+	const struct cred *old = shiftfs_do_write_begin(file);
 	long ret;
 
-	inode_lock(inode);
-	ret = shiftfs_write_prepare(file, 0);
-	if (ret)
-		goto out_unlock;
-	old = shiftfs_creds_caller_ids(inode->i_sb);
-	if (IS_ERR(old)) {
-		ret = PTR_ERR(old);
-		goto out_unlock;
-	}
+	if (IS_ERR(old))
+		return PTR_ERR(old);
 	ret = vfs_fallocate(shiftfs_real_file(file), mode, offset, len);
-	shiftfs_creds_revert(inode->i_sb, old);
-	shiftfs_copyattr(inode);
-out_unlock:
-	inode_unlock(inode);
+	shiftfs_do_write_end(file, old);
 	return ret;
 }
 
@@ -345,9 +365,9 @@ static int shiftfs_fadvise(struct file *file, loff_t offset, loff_t len,
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	ret = vfs_fadvise(shiftfs_real_file(file), offset, len, advice);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	return ret;
 }
 
@@ -355,26 +375,15 @@ static ssize_t shiftfs_copy_file_range(struct file *file_in, loff_t pos_in,
 				       struct file *file_out, loff_t pos_out,
 				       size_t len, unsigned int flags)
 {
-	struct inode *inode_out = file_inode(file_out);
-	const struct cred *old;
+	const struct cred *old = shiftfs_do_write_begin(file_out);
 	ssize_t ret;
 
-	inode_lock(inode_out);
-	ret = shiftfs_write_prepare(file_out, 0);
-	if (ret)
-		goto out_unlock;
-	old = shiftfs_creds_caller_ids(inode_out->i_sb);
-	if (IS_ERR(old)) {
-		ret = PTR_ERR(old);
-		goto out_unlock;
-	}
+	if (IS_ERR(old))
+		return PTR_ERR(old);
 	ret = vfs_copy_file_range(shiftfs_real_file(file_in), pos_in,
 				  shiftfs_real_file(file_out), pos_out, len,
 				  flags);
-	shiftfs_creds_revert(inode_out->i_sb, old);
-	shiftfs_copyattr(inode_out);
-out_unlock:
-	inode_unlock(inode_out);
+	shiftfs_do_write_end(file_out, old);
 	return ret;
 }
 
@@ -383,22 +392,15 @@ static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
 				       struct file *file_out, loff_t pos_out,
 				       loff_t len, unsigned int remap_flags)
 {
-	struct inode *inode_out = file_inode(file_out);
 	const struct cred *old;
 	loff_t ret;
 
 	if (remap_flags & ~(REMAP_FILE_DEDUP | REMAP_FILE_ADVISORY))
 		return -EINVAL;
 
-	inode_lock(inode_out);
-	ret = shiftfs_write_prepare(file_out, 0);
-	if (ret)
-		goto out_unlock;
-	old = shiftfs_creds_caller_ids(inode_out->i_sb);
-	if (IS_ERR(old)) {
-		ret = PTR_ERR(old);
-		goto out_unlock;
-	}
+	old = shiftfs_do_write_begin(file_out);
+	if (IS_ERR(old))
+		return PTR_ERR(old);
 	if (remap_flags & REMAP_FILE_DEDUP)
 		ret = vfs_dedupe_file_range_one(shiftfs_real_file(file_in),
 						pos_in,
@@ -408,10 +410,7 @@ static loff_t shiftfs_remap_file_range(struct file *file_in, loff_t pos_in,
 		ret = vfs_clone_file_range(shiftfs_real_file(file_in), pos_in,
 					   shiftfs_real_file(file_out),
 					   pos_out, len, remap_flags);
-	shiftfs_creds_revert(inode_out->i_sb, old);
-	shiftfs_copyattr(inode_out);
-out_unlock:
-	inode_unlock(inode_out);
+	shiftfs_do_write_end(file_out, old);
 	return ret;
 }
 
@@ -425,11 +424,11 @@ static int shiftfs_flush(struct file *file, fl_owner_t id)
 	const struct cred *old;
 	int ret = 0;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	if (real->f_op->flush)
 		ret = real->f_op->flush(real, id);
 	locks_remove_posix(real, id);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	return ret;
 }
 
@@ -461,14 +460,14 @@ static int shiftfs_lock(struct file *file, int cmd, struct file_lock *fl)
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	if (IS_GETLK(cmd))
 		ret = vfs_test_lock(real, fl);
 	else if (cmd == F_CANCELLK)
 		ret = vfs_cancel_lock(real, fl);
 	else
 		ret = vfs_lock_file(real, cmd, fl, NULL);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	shiftfs_fl_file(fl) = file;
 	return ret;
 }
@@ -480,12 +479,12 @@ static int shiftfs_flock(struct file *file, int cmd, struct file_lock *fl)
 	const struct cred *old;
 	int ret;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	if (real->f_op->flock)
 		ret = real->f_op->flock(real, cmd, fl);
 	else
 		ret = locks_lock_file_wait(real, fl);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	shiftfs_fl_file(fl) = file;
 	return ret;
 }

@@ -396,14 +396,10 @@ static int shiftfs_fiemap(struct inode *inode,
 }
 
 const struct inode_operations shiftfs_file_iops = {
-	.permission	= shiftfs_permission,
-	.getattr	= shiftfs_getattr,
-	.setattr	= shiftfs_setattr,
-	.listxattr	= shiftfs_listxattr,
 	.fileattr_get	= shiftfs_fileattr_get,
 	.fileattr_set	= shiftfs_fileattr_set,
 	.fiemap		= shiftfs_fiemap,
-	SHIFTFS_ACL_IOPS
+	SHIFTFS_COMMON_IOPS
 };
 
 const struct inode_operations shiftfs_symlink_iops = {
@@ -414,9 +410,5 @@ const struct inode_operations shiftfs_symlink_iops = {
 };
 
 const struct inode_operations shiftfs_special_iops = {
-	.permission	= shiftfs_permission,
-	.getattr	= shiftfs_getattr,
-	.setattr	= shiftfs_setattr,
-	.listxattr	= shiftfs_listxattr,
-	SHIFTFS_ACL_IOPS
+	SHIFTFS_COMMON_IOPS
 };

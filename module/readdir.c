@@ -45,9 +45,9 @@ static int shiftfs_iterate_shared(struct file *file, struct dir_context *ctx)
 	int err;
 
 	/* iterate_dir() resumes from real->f_pos, which tracks our f_pos. */
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	err = iterate_dir(real, ctx);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	return err;
 }
 
@@ -57,23 +57,11 @@ static loff_t shiftfs_dir_llseek(struct file *file, loff_t offset, int whence)
 	const struct cred *old;
 	loff_t ret;
 
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
+	old = shiftfs_creds_file(file);
 	ret = vfs_llseek(real, offset, whence);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+	shiftfs_creds_file_revert(file, old);
 	if (ret >= 0)
 		file->f_pos = real->f_pos;
-	return ret;
-}
-
-static int shiftfs_dir_fsync(struct file *file, loff_t start, loff_t end,
-			     int datasync)
-{
-	const struct cred *old;
-	int ret;
-
-	old = shiftfs_creds_mounter(file_inode(file)->i_sb);
-	ret = vfs_fsync_range(file->private_data, start, end, datasync);
-	shiftfs_creds_revert(file_inode(file)->i_sb, old);
 	return ret;
 }
 
@@ -83,5 +71,5 @@ const struct file_operations shiftfs_dir_fops = {
 	.read		= generic_read_dir,
 	.iterate_shared	= shiftfs_iterate_shared,
 	.llseek		= shiftfs_dir_llseek,
-	.fsync		= shiftfs_dir_fsync,
+	.fsync		= shiftfs_fsync,
 };

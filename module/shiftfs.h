@@ -481,6 +481,18 @@ static inline void shiftfs_creds_revert(struct super_block *sb,
 		shiftfs_creds_put_own(fs, cur);
 }
 
+/* The mounter's credentials around a call on an open file's real file. */
+static inline const struct cred *shiftfs_creds_file(const struct file *file)
+{
+	return shiftfs_creds_mounter(file_inode(file)->i_sb);
+}
+
+static inline void shiftfs_creds_file_revert(const struct file *file,
+					     const struct cred *old)
+{
+	shiftfs_creds_revert(file_inode(file)->i_sb, old);
+}
+
 /* namei.c */
 extern const struct dentry_operations shiftfs_dentry_ops;
 struct dentry *shiftfs_lookup(struct inode *dir, struct dentry *dentry,
@@ -509,6 +521,7 @@ extern const struct inode_operations shiftfs_dir_iops;
 
 /* file.c */
 extern const struct file_operations shiftfs_file_fops;
+int shiftfs_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 
 /* fifo.c */
 extern const struct file_operations shiftfs_fifo_fops;
@@ -541,5 +554,17 @@ int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct inode *inode,
 #endif
 extern const struct xattr_handler *SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[];
 ssize_t shiftfs_listxattr(struct dentry *dentry, char *list, size_t size);
+
+/*
+ * What the inode operations of every type but the symlink's share:
+ * permission, attributes, the xattr list and the POSIX ACLs (inode.c,
+ * dir.c).
+ */
+#define SHIFTFS_COMMON_IOPS						\
+	.permission	= shiftfs_permission,				\
+	.getattr	= shiftfs_getattr,				\
+	.setattr	= shiftfs_setattr,				\
+	.listxattr	= shiftfs_listxattr,				\
+	SHIFTFS_ACL_IOPS
 
 #endif /* _SHIFTFS_H */
