@@ -7,8 +7,8 @@
 # Contents: static busybox; the kernel's own modules the tests use (loop,
 # overlay, xfs, btrfs, fuse and what they depend on) plus shiftfs.ko from
 # BUILD_DIR/KVER/; the test programs from BUILD_DIR/tests/guest/ and the
-# TAP library they source (tests/lib/tap.sh, as /tests/lib/); shiftctl
-# when built; the host tools the tests drive (mkfs.*, setfacl, setcap,
+# shell libraries they source (tests/lib/tap.sh and guest-test.sh, as
+# /tests/lib/); shiftctl when built; the host tools the tests drive (mkfs.*, setfacl, setcap,
 # stress-ng, unshare, bindfs...) with the shared libraries they need.
 set -eu
 
@@ -143,9 +143,10 @@ if [ -d "$build/tests/guest" ]; then
 		copy_prog "$t" "/tests/${t##*/}"
 	done
 fi
-# The TAP library the shell tests source, beside them (images/init runs
+# The shell libraries the tests source, beside them (images/init runs
 # only the files in /tests, not this directory).
 install -D -m 644 "$here/../tests/lib/tap.sh" tests/lib/tap.sh
+install -D -m 644 "$here/../tests/lib/guest-test.sh" tests/lib/guest-test.sh
 if [ -x "$build/shiftctl/shiftctl" ]; then
 	copy_prog "$build/shiftctl/shiftctl" /usr/sbin/shiftctl
 fi

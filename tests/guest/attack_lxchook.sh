@@ -13,54 +13,21 @@ set -u
 
 HOOK=${LXC_SHIFTFS_HOOK:-/usr/share/lxc/hooks/shiftfs}
 STATE=${SHIFTFS_LXC_STATE:-/run/shiftfs-lxc}
+# (the hook's own state directory, which the attacks aim at)
+HOOK_STATE=$STATE
 
-tap_sh=$(dirname "$0")/lib/tap.sh
-[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# tests/lib: beside this program in the guest (/tests/lib), one directory
+# up in the source tree.
+lib=$(dirname "$0")/lib
+[ -f "$lib/tap.sh" ] || lib=$(dirname "$0")/../lib
 # shellcheck source=../lib/tap.sh
-. "$tap_sh"
-tap_start
-
-ROOT=$(mktemp -d /tmp/lxchook-attack.XXXXXX)
-mount -t tmpfs -o mode=0755 lxchook-attack "$ROOT"
-mount --make-rshared "$ROOT"
-
-cleanup_all() {
-	grep " $ROOT" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$ROOT"
-}
-trap cleanup_all EXIT
-
-fail() { echo "FAIL: $*"; exit 1; }
+. "$lib/tap.sh"
+# shellcheck source=../lib/guest-test.sh
+. "$lib/guest-test.sh"
+guest_test_init lxchook-attack tmpfs
 
 marks_on() {
 	awk -v m="$1" '$5 == m && / - shiftfs .*mark/ { n++ } END { print n + 0 }' /proc/self/mountinfo
-}
-
-# A container: config with idmap lines, a root-owned directory rootfs.
-make_container() {
-	C=$W/c1
-	mkdir -p "$C/rootfs/etc"
-	cat > "$C/config" <<-EOF
-	lxc.rootfs.path = dir:$C/rootfs
-	lxc.idmap = u 0 100000 65536
-	lxc.idmap = g 0 100000 65536
-	EOF
-}
-
-# hook TYPE [VAR=VALUE...]: run the hook with version 1 variables.
-hook() {
-	type=$1
-	shift
-	env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE="$type" LXC_HOOK_SECTION=lxc \
-		LXC_NAME=c1 LXC_CONFIG_FILE="$C/config" \
-		LXC_ROOTFS_PATH="dir:$C/rootfs" \
-		LXC_ROOTFS_MOUNT=/usr/lib/x86_64-linux-gnu/lxc "$@" \
-		"$HOOK" > "$W/out" 2> "$W/err"
-	rc=$?
-	sed 's/^/  out: /' "$W/out"
-	sed 's/^/  err: /' "$W/err"
-	return $rc
 }
 
 # Records anywhere under $STATE with a line of $1.
@@ -69,16 +36,6 @@ count_in() { find "$1" -mindepth 1 -maxdepth 1 -name "$2" | wc -l; }
 # has_escape: anything named escape* made in $W, outside $STATE.
 has_escape() { [ "$(count_in "$W" 'escape*')" != 0 ]; }
 forged_records() { grep -lx -- "$1" "$STATE"/*.rec 2>/dev/null; }
-
-t() {
-	name=$1
-	W=$ROOT/$((TAP_N + 1))
-	mkdir -p "$W"
-	( set -u; "$name" ) > "$W/log" 2>&1
-	tap_result $? "$name" "$W/log"
-	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-}
 
 # ---- tests ----------------------------------------------------------------
 

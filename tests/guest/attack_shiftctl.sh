@@ -16,98 +16,23 @@
 set -u
 
 SC=${SHIFTCTL:-shiftctl}
-ROOT=$(mktemp -d /tmp/shiftctl-attack.XXXXXX)
-chmod 755 "$ROOT"
-KIDS=
-
-tap_sh=$(dirname "$0")/lib/tap.sh
-[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# tests/lib: beside this program in the guest (/tests/lib), one directory
+# up in the source tree.
+lib=$(dirname "$0")/lib
+[ -f "$lib/tap.sh" ] || lib=$(dirname "$0")/../lib
 # shellcheck source=../lib/tap.sh
-. "$tap_sh"
-tap_start
-
-cleanup_all() {
-	for k in $KIDS; do kill "$k" 2>/dev/null; done
-	grep " $ROOT/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$ROOT" /etc/shiftfs
+. "$lib/tap.sh"
+# shellcheck source=../lib/guest-test.sh
+. "$lib/guest-test.sh"
+guest_test_init shiftctl-attack
+# (the declared marks' tests write these)
+cleanup_more() {
+	rm -rf /etc/shiftfs
 	[ -f /etc/passwd.attack ] && mv /etc/passwd.attack /etc/passwd
 	rm -f /etc/subuid /etc/subgid
 }
-trap cleanup_all EXIT
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-# sc WANT_RC ARGS...: run shiftctl (at most 60 s), output in $W/out, $W/err.
-sc() {
-	want=$1
-	shift
-	echo "\$ shiftctl $*"
-	timeout 60 "$SC" "$@" > "$W/out" 2> "$W/err"
-	rc=$?
-	sed 's/^/  out: /' "$W/out"
-	sed 's/^/  err: /' "$W/err"
-	[ "$rc" -eq 124 ] && fail "shiftctl $1 hung"
-	[ "$rc" -eq "$want" ] || fail "shiftctl $1: exit $rc, want $want"
-}
-
-has() { grep -qF -- "$2" "$W/$1" || fail "$1 lacks: $2"; }
-
-snapshot_mounts() { awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.before"; }
-same_mounts() {
-	awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.after"
-	cmp -s "$W/mounts.before" "$W/mounts.after" ||
-		fail "mount table changed: $(diff "$W/mounts.before" "$W/mounts.after" | grep '^[+-]/' | tr '\n' ' ')"
-}
-
-loops_of() {
-	for b in /sys/block/loop*/loop/backing_file; do
-		[ -f "$b" ] || continue
-		[ "$(cat "$b")" = "$1" ] && echo "${b%/loop/backing_file}"
-	done
-}
-
-no_loop() {
-	n=0
-	while [ -n "$(loops_of "$1")" ]; do
-		n=$((n + 1))
-		[ $n -gt 30 ] && fail "loop device still bound to $1"
-		sleep 0.1
-	done
-}
-
-# userns_as MAP: a process in its own user and mount namespaces (an
-# unprivileged container sharing the host's root directory), its
-# uid_map and gid_map MAP (lines, with \n); prints its pid.
-userns_as() {
-	unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
-	kid=$!
-	n=0
-	while [ "$(readlink /proc/$kid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
-		n=$((n + 1))
-		[ $n -gt 100 ] && fail "child never entered a user namespace"
-		sleep 0.05
-	done
-	printf %b "$1" > /proc/$kid/uid_map || fail "uid_map $1"
-	printf %b "$1" > /proc/$kid/gid_map || fail "gid_map $1"
-	echo "$kid"
-}
-userns_child() { userns_as '0 100000 65536\n'; }
-
-in_ns() { nsenter -t "$1" -m sh -c "$2"; }
-
-# as_ns_root PID CMD: CMD as root of PID's user namespace, in its mounts.
-as_ns_root() { nsenter -t "$1" -U -m sh -c "$2"; }
-
-t() {
-	name=$1
-	W=$ROOT/$((TAP_N + 1))
-	mkdir -p "$W"
-	( set -u; snapshot_mounts; "$name" ) > "$W/log" 2>&1
-	tap_result $? "$name" "$W/log"
-	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-}
+# userns_cont: an unprivileged container's process, root 100000.
+userns_cont() { userns_child mntns '0 100000 65536\n'; }
 
 # ---- attach --path through a planted symbolic link ------------------------
 
@@ -117,7 +42,7 @@ t() {
 # the host directory, owned by the container's root (uid 100000, which
 # the user is), nor mount anything there.
 attach_path_through_symlink_refused() {
-	kid=$(userns_child) || fail "$kid"
+	kid=$(userns_cont) || fail "$kid"
 	KIDS="$KIDS $kid"
 	mkdir -p "$W/tree" "$W/etc" "$W/home"
 	echo x > "$W/tree/file"
@@ -134,7 +59,7 @@ attach_path_through_symlink_refused() {
 
 # The last component is the link: the mount would land on its target.
 attach_path_is_symlink_refused() {
-	kid=$(userns_child) || fail "$kid"
+	kid=$(userns_cont) || fail "$kid"
 	KIDS="$KIDS $kid"
 	mkdir -p "$W/tree" "$W/etc" "$W/home"
 	chown 100000:100000 "$W/home"
@@ -148,7 +73,7 @@ attach_path_is_symlink_refused() {
 
 # A plain --path still works, and what attach makes is the container's.
 attach_plain_path_still_works() {
-	kid=$(userns_child) || fail "$kid"
+	kid=$(userns_cont) || fail "$kid"
 	KIDS="$KIDS $kid"
 	mkdir -p "$W/tree" "$W/home"
 	echo x > "$W/tree/file"
@@ -162,7 +87,7 @@ attach_plain_path_still_works() {
 # A container whose init is gone (exited mid-attach, its pid free for
 # reuse): refused by name, and nothing made or mounted.
 attach_to_exited_container_refused() {
-	kid=$(userns_child) || fail "$kid"
+	kid=$(userns_cont) || fail "$kid"
 	mkdir -p "$W/tree"
 	kill "$kid"
 	wait "$kid" 2>/dev/null
@@ -270,12 +195,12 @@ mark_for_user_from_subuid() {
 	sc 0 mark --user jejb --own-ids "$W/img"
 	sc 0 list --raw --noheadings --output TARGET,MODE,USER,MAPS
 	has out "$W/img mark jejb uidmap=0:165536:1000,uidmap=1000:1000:1,uidmap=1001:166537:64535,"
-	kid=$(userns_as '0 165536 1000\n1000 1000 1\n65534 231070 1\n') || fail "$kid"
+	kid=$(userns_child mntns '0 165536 1000\n1000 1000 1\n65534 231070 1\n') || fail "$kid"
 	KIDS="$KIDS $kid"
 	as_ns_root "$kid" "'$SC' mount '$W/img' '$W/mnt' && echo new > '$W/mnt/etc/new'" ||
 		fail "jejb's namespace could not mount from his mark and write"
 	kill "$kid"
-	kid=$(userns_as '0 100000 65536\n') || fail "$kid"
+	kid=$(userns_child mntns '0 100000 65536\n') || fail "$kid"
 	KIDS="$KIDS $kid"
 	as_ns_root "$kid" "'$SC' mount '$W/img' '$W/mnt'" > "$W/err" 2>&1 &&
 		fail "alice's namespace mounted from jejb's mark"

@@ -15,31 +15,16 @@
 set -u
 
 HOOK=${LXC_SHIFTFS_HOOK:-/usr/share/lxc/hooks/shiftfs}
-KIDS=
-
-# tests/lib/tap.sh: beside this program in the guest (/tests/lib), one
-# directory up in the source tree.
-tap_sh=$(dirname "$0")/lib/tap.sh
-[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# tests/lib: beside this program in the guest (/tests/lib), one directory
+# up in the source tree.
+lib=$(dirname "$0")/lib
+[ -f "$lib/tap.sh" ] || lib=$(dirname "$0")/../lib
 # shellcheck source=../lib/tap.sh
-. "$tap_sh"
-tap_start
-
-ROOT=$(mktemp -d /tmp/lxchook-test.XXXXXX)
-# A shared mount, as on a systemd host: the container's copy is a slave.
-mount -t tmpfs -o mode=0755 lxchook "$ROOT"
-mount --make-rshared "$ROOT"
-
-cleanup_all() {
-	for k in $KIDS; do kill "$k" 2>/dev/null; done
-	grep " $ROOT" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$ROOT"
-}
-trap cleanup_all EXIT
-
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "$*"; exit 77; }
+. "$lib/tap.sh"
+# shellcheck source=../lib/guest-test.sh
+. "$lib/guest-test.sh"
+# (a shared mount, as on a systemd host: the container's copy is a slave)
+guest_test_init lxchook-test tmpfs
 
 # mountinfo's escaping of a mount point (\ space tab newline)
 mi_escape() {
@@ -52,38 +37,6 @@ mounted_type() {
 	M=$(mi_escape "$2") awk '$5 == ENVIRON["M"] { for (i = 7; $i != "-"; i++); t = $(i + 1); o = $(i + 3) } END { print t " " o }' "$1"
 }
 is_marked() { case "$(mounted_type /proc/self/mountinfo "$1")" in shiftfs*mark*) return 0 ;; esac; return 1; }
-
-# A container: config with idmap lines, a root-owned directory rootfs.
-make_container() {
-	C=${1:-$W/c1}
-	mkdir -p "$C/rootfs/bin" "$C/rootfs/etc" "$C/rootfs/home/user"
-	echo c1 > "$C/rootfs/etc/hostname"
-	: > "$C/rootfs/bin/init"
-	chmod 755 "$C/rootfs/bin/init"
-	chown 1000:1000 "$C/rootfs/home/user"
-	cat > "$C/config" <<-EOF
-	lxc.uts.name = c1
-	lxc.rootfs.path = dir:$C/rootfs
-	lxc.idmap = u 0 100000 65536
-	lxc.idmap = g 0 100000 65536
-	EOF
-}
-
-# hook TYPE [VAR=VALUE...]: run the hook with version 1 variables.
-hook() {
-	type=$1
-	shift
-	env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE="$type" LXC_HOOK_SECTION=lxc \
-		LXC_NAME=c1 LXC_CONFIG_FILE="$C/config" \
-		LXC_ROOTFS_PATH="dir:$C/rootfs" \
-		LXC_ROOTFS_MOUNT=/usr/lib/x86_64-linux-gnu/lxc \
-		SHIFTFS_LXC_STATE="$W/state" "$@" \
-		"$HOOK" > "$W/out" 2> "$W/err"
-	rc=$?
-	sed 's/^/  out: /' "$W/out"
-	sed 's/^/  err: /' "$W/err"
-	return $rc
-}
 
 # Start the "container": a process in new user and mount namespaces
 # (slave propagation, as LXC sets it), its maps written by us as
@@ -120,17 +73,6 @@ container_sees() {
 		awk '\$5 == \"$C/rootfs\" { print \"mount\", \$0 }' /proc/self/mountinfo
 	" > "$W/seen" 2>&1
 	sed 's/^/  seen: /' "$W/seen"
-}
-
-t() {
-	name=$1
-	W=$ROOT/$((TAP_N + 1))
-	mkdir -p "$W"
-	( set -u; "$name" ) > "$W/log" 2>&1
-	tap_result $? "$name" "$W/log"
-	for k in $(cat "$W/kids" 2>/dev/null); do kill "$k" 2>/dev/null; done
-	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
 }
 
 # ---- tests ----------------------------------------------------------------
@@ -430,7 +372,7 @@ overlay_lower_layer() {
 # unmarked all the same (mountinfo escapes it; libmount reads it right).
 newline_in_rootfs_path() {
 	[ -x "$HOOK" ] || skip "no hook at $HOOK"
-	make_container "$W/new
+	make_container_at "$W/new
 line c1"
 	hook pre-start || fail "pre-start: exit $rc"
 	is_marked "$C/rootfs" || fail "rootfs not marked after pre-start"

@@ -79,15 +79,6 @@ static const struct ns_desc ns_template[NR_NS] = {
 	{ .map = "0 200000 65536\n", .tag = 'c', .disallowed = true },
 };
 
-#define NOTE(r, ...)							\
-	do {								\
-		if (CNT_INC((r)->printed) <= 20) {			\
-			printf("# " __VA_ARGS__);			\
-			printf("\n");					\
-			fflush(stdout);					\
-		}							\
-	} while (0)
-
 /* Run @argv with stdout and stderr into @log (appended): exit status. */
 static int run_cmd(char *const argv[], const char *log)
 {
@@ -336,14 +327,6 @@ static void setup_tree(const struct world *w, struct mark_race *r)
 		}
 }
 
-static void check_rmmod(struct rmmod_stats *rm)
-{
-	EXPECT_GT(rm->tries, 0);
-	EXPECT_EQ(rm->unloaded, 0);
-	EXPECT_EQ(rm->other, 0);
-	EXPECT_EQ(rm->busy, rm->tries);
-}
-
 TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 {
 	struct world *w = &self->w;
@@ -359,12 +342,7 @@ TEST_F(world, unmark_races_mounts_from_the_mark_and_their_io)
 	ASSERT_NE(r, NULL);
 	setup_tree(w, r);
 	snprintf(log, sizeof(log), "%s/unmark.log", w->base);
-	base_ref = module_refcnt();
-	ASSERT_GE(base_ref, 0);
-	pin = race_pin();
-	ASSERT_GE(pin, 0);
-	hammer = rmmod_hammer(&r->rm);
-	ASSERT_GT(hammer, 0);
+	hammer = race_start(&r->rm, &base_ref, &pin);
 
 	start = now_ns();
 	while (race_goes_on(start, CNT_GET(r->mounts_ok) &&
@@ -504,12 +482,7 @@ TEST_F(world, unmark_races_attach_into_a_running_container)
 	setup_tree(w, r);
 	ASSERT_EQ(mkdir(P(w->base, "att"), 0755), 0);
 	snprintf(log, sizeof(log), "%s/shiftctl.log", w->base);
-	base_ref = module_refcnt();
-	ASSERT_GE(base_ref, 0);
-	pin = race_pin();
-	ASSERT_GE(pin, 0);
-	hammer = rmmod_hammer(&r->rm);
-	ASSERT_GT(hammer, 0);
+	hammer = race_start(&r->rm, &base_ref, &pin);
 	d.r = r;
 	d.shiftctl = false;
 

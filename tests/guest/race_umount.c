@@ -157,15 +157,6 @@ struct role_arg {
 	unsigned int seed;
 };
 
-#define NOTE(r, ...)							\
-	do {								\
-		if (CNT_INC((r)->printed) <= 20) {			\
-			printf("# " __VA_ARGS__);			\
-			printf("\n");					\
-			fflush(stdout);					\
-		}							\
-	} while (0)
-
 static bool detached(struct umount_race *r)
 {
 	return CNT_GET(r->detached_ns) != 0;
@@ -514,14 +505,6 @@ static void umount_tree(const struct world *w)
 	ASSERT_EQ(make_dir(P(w->lower, "churn"), 0777, 0, 0), 0);
 }
 
-static void check_rmmod(struct rmmod_stats *rm)
-{
-	EXPECT_GT(rm->tries, 0);
-	EXPECT_EQ(rm->unloaded, 0);
-	EXPECT_EQ(rm->other, 0);
-	EXPECT_EQ(rm->busy, rm->tries);
-}
-
 static int drop_caches(void)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
@@ -550,12 +533,7 @@ TEST_F(world, lazy_umount_races_open_files_fifos_programs_and_locks)
 	ASSERT_NE(r, NULL);
 	umount_tree(w);
 	snprintf(r->mnt, sizeof(r->mnt), "%s", w->mnt);
-	base_ref = module_refcnt();
-	ASSERT_GE(base_ref, 0);
-	pin = race_pin();
-	ASSERT_GE(pin, 0);
-	hammer = rmmod_hammer(&r->rm);
-	ASSERT_GT(hammer, 0);
+	hammer = race_start(&r->rm, &base_ref, &pin);
 
 	start = now_ns();
 	while (race_goes_on(start, CNT_GET(r->io_after) &&

@@ -285,6 +285,44 @@ static inline int race_pin(void)
 }
 
 /*
+ * A race's start: the module's reference count before it (*@base_ref,
+ * which it must settle back to), a reference held for the race (*@pin)
+ * and rmmod hammering at the module; returns the hammer's pid.
+ */
+static inline pid_t race_start(struct rmmod_stats *rm, long *base_ref,
+			       int *pin)
+{
+	pid_t hammer;
+
+	*base_ref = module_refcnt();
+	ASSERT_GE(*base_ref, 0);
+	*pin = race_pin();
+	ASSERT_GE(*pin, 0);
+	hammer = rmmod_hammer(rm);
+	ASSERT_GT(hammer, 0);
+	return hammer;
+}
+
+/* Every rmmod the hammer tried was refused: the module was in use. */
+static inline void check_rmmod(struct rmmod_stats *rm)
+{
+	EXPECT_GT(rm->tries, 0);
+	EXPECT_EQ(rm->unloaded, 0);
+	EXPECT_EQ(rm->other, 0);
+	EXPECT_EQ(rm->busy, rm->tries);
+}
+
+/* A line of what the race saw, the first 20 only; @r has a "printed". */
+#define NOTE(r, ...)							\
+	do {								\
+		if (CNT_INC((r)->printed) <= 20) {			\
+			printf("# " __VA_ARGS__);			\
+			printf("\n");					\
+			fflush(stdout);					\
+		}							\
+	} while (0)
+
+/*
  * Kernel log lines saying a slab of ours was destroyed with objects in
  * it (an inode or superblock leaked past rmmod): how many.  6.1 prints
  * them with pr_err and a stack dump only, which the runner's scan of the

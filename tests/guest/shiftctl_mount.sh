@@ -19,66 +19,20 @@ SC=${SHIFTCTL:-shiftctl}
 # go into each test's log, shown as "# " lines after its result.
 SHIFTCTL_DEBUG=1
 export SHIFTCTL_DEBUG
-ROOT=$(mktemp -d /tmp/shiftctl-test.XXXXXX)
-# user namespaces' roots (host uid 0 unmapped) must be able to walk in
-chmod 755 "$ROOT"
-KIDS=
-
-# tests/lib/tap.sh: beside this program in the guest (/tests/lib), one
-# directory up in the source tree.
-tap_sh=$(dirname "$0")/lib/tap.sh
-[ -f "$tap_sh" ] || tap_sh=$(dirname "$0")/../lib/tap.sh
+# tests/lib: beside this program in the guest (/tests/lib), one directory
+# up in the source tree.
+lib=$(dirname "$0")/lib
+[ -f "$lib/tap.sh" ] || lib=$(dirname "$0")/../lib
 # shellcheck source=../lib/tap.sh
-. "$tap_sh"
-tap_start
-
-cleanup_all() {
-	for k in $KIDS; do kill "$k" 2>/dev/null; done
-	grep " $ROOT/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$ROOT"
-}
-trap cleanup_all EXIT
+. "$lib/tap.sh"
+# shellcheck source=../lib/guest-test.sh
+. "$lib/guest-test.sh"
+guest_test_init shiftctl-test
 
 # ---- helpers (used inside a test's subshell) -----------------------------
 
-fail() { echo "FAIL: $*"; exit 1; }
-
-# sc WANT_RC ARGS...: run shiftctl, keep stdout/stderr in $W/out, $W/err.
-sc() {
-	want=$1
-	shift
-	echo "\$ shiftctl $*"
-	"$SC" "$@" > "$W/out" 2> "$W/err"
-	rc=$?
-	sed 's/^/  out: /' "$W/out"
-	sed 's/^/  err: /' "$W/err"
-	[ "$rc" -eq "$want" ] || fail "shiftctl $1: exit $rc, want $want"
-}
-
-# has out|err TEXT: the last shiftctl output holds TEXT.
-has() { grep -qF -- "$2" "$W/$1" || fail "$1 lacks: $2"; }
-
 mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 fstype_of() { awk -v m="$1" '$5 == m { for (i = 7; $i != "-"; i++); t = $(i + 1) } END { print t }' /proc/self/mountinfo; }
-
-# Loop devices backed by FILE (an absolute path).
-loops_of() {
-	for b in /sys/block/loop*/loop/backing_file; do
-		[ -f "$b" ] || continue
-		[ "$(cat "$b")" = "$1" ] && echo "${b%/loop/backing_file}"
-	done
-}
-
-# No loop device for FILE, waiting a little for autoclear.
-no_loop() {
-	n=0
-	while [ -n "$(loops_of "$1")" ]; do
-		n=$((n + 1))
-		[ $n -gt 30 ] && fail "loop device still bound to $1: $(loops_of "$1")"
-		sleep 0.1
-	done
-}
 
 no_tmpdirs() {
 	for d in /run/shiftctl-lower.* /tmp/shiftctl-lower.*; do
@@ -86,15 +40,6 @@ no_tmpdirs() {
 	done
 	return 0
 }
-
-# The mount table is as it was before (no mount left behind).
-same_mounts() {
-	awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.after"
-	cmp -s "$W/mounts.before" "$W/mounts.after" ||
-		fail "mount table changed: $(diff "$W/mounts.before" "$W/mounts.after" | grep '^[+-]/' | tr '\n' ' ')"
-}
-
-snapshot_mounts() { awk '{ print $5 }' /proc/self/mountinfo | sort > "$W/mounts.before"; }
 
 owner() { stat -c %u:%g "$1"; }
 
@@ -122,42 +67,6 @@ make_image() {
 	mkfs.ext4 -q -F -d "$W/imgsrc" "$1" > /dev/null 2>&1 ||
 		fail "mkfs.ext4 -d failed"
 }
-
-# A process in its own user namespace (and mount namespace with
-# "mntns"), its maps written from here; prints its pid.
-userns_child() {
-	if [ "${1:-}" = mntns ]; then
-		unshare --user --mount --propagation private sleep 600 > /dev/null 2>&1 &
-	else
-		unshare --user sleep 600 > /dev/null 2>&1 &
-	fi
-	kid=$!
-	n=0
-	while [ "$(readlink /proc/$kid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
-		n=$((n + 1))
-		[ $n -gt 100 ] && fail "child never entered a user namespace"
-		sleep 0.05
-	done
-	map=${2:-'0 100000 1000\n1000 1000 1\n65534 101000 1\n'}
-	printf "$map" > /proc/$kid/uid_map || fail "cannot write uid_map"
-	printf "$map" > /proc/$kid/gid_map || fail "cannot write gid_map"
-	echo "$kid"
-}
-
-# ---- runner --------------------------------------------------------------
-
-t() {
-	name=$1
-	W=$ROOT/$((TAP_N + 1))
-	mkdir -p "$W"
-	( set -u; snapshot_mounts; "$name" ) > "$W/log" 2>&1
-	tap_result $? "$name" "$W/log"
-	# whatever the test left, so the next one starts clean
-	grep " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-}
-
-skip() { echo "$*"; exit 77; }
 
 # ---- tests ----------------------------------------------------------------
 
