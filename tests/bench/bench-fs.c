@@ -365,6 +365,21 @@ static int open_ro(const char *file)
 	return fd;
 }
 
+/* @file opened read-only, and its size in 4 KiB pages (0: empty, said). */
+static long open_pages(const char *file, int *fd)
+{
+	struct stat st;
+	long pages;
+
+	*fd = open_ro(file);
+	if (fstat(*fd, &st))
+		die("fstat %s", file);
+	pages = st.st_size / 4096;
+	if (pages == 0)
+		fprintf(stderr, "%s: %s is empty\n", prog, file);
+	return pages;
+}
+
 static int cmd_seqread(const char *file)
 {
 	char *buf = chunk();
@@ -391,19 +406,13 @@ static int cmd_seqread(const char *file)
 static int cmd_randread(const char *file, long count)
 {
 	char *buf = chunk();
-	struct stat st;
 	long pages;
 	double t0;
 	int fd;
 
-	fd = open_ro(file);
-	if (fstat(fd, &st))
-		die("fstat %s", file);
-	pages = st.st_size / 4096;
-	if (pages == 0) {
-		fprintf(stderr, "%s: %s is empty\n", prog, file);
+	pages = open_pages(file, &fd);
+	if (pages == 0)
 		return 1;
-	}
 	t0 = now();
 	for (long i = 0; i < count; i++) {
 		off_t off = (off_t)(rnd() % pages) * 4096;
@@ -483,20 +492,14 @@ static int cmd_uring(const char *file, long count, long qd)
 	char *buf = chunk();
 	long pages, queued = 0, done = 0;
 	struct uring u;
-	struct stat st;
 	double t0;
 	int fd;
 
 	if (qd < 1 || qd > 256 || qd * 4096 > CHUNK)
 		usage();
-	fd = open_ro(file);
-	if (fstat(fd, &st))
-		die("fstat %s", file);
-	pages = st.st_size / 4096;
-	if (pages == 0) {
-		fprintf(stderr, "%s: %s is empty\n", prog, file);
+	pages = open_pages(file, &fd);
+	if (pages == 0)
 		return 1;
-	}
 	uring_setup(&u, qd);
 	t0 = now();
 	while (done < count) {

@@ -67,6 +67,7 @@ static int try_from_copy(void *arg)
 struct holder {
 	pid_t pid;
 	int go;
+	struct copy_try t;	/* mark_and_hold()'s */
 };
 
 static int hold_copy(struct holder *h, const struct copy_try *t)
@@ -281,16 +282,25 @@ TEST_F(world, revoke_is_host_roots_and_for_marks_only)
 	EXPECT_EQ(umount2(w->mnt, 0), 0);
 }
 
+/*
+ * The world's image marked, and a copy held that expects the mark
+ * revoked when it tries.
+ */
+static void mark_and_hold(struct world *w, struct holder *h)
+{
+	h->t = (struct copy_try){ w->lower, w->mnt, false, "revoked" };
+	make_image(w);
+	ASSERT_EQ(mark_tree(w->lower), 0);
+	ASSERT_EQ(hold_copy(h, &h->t), 0);
+}
+
 /* umount -f of the host's mark revokes too (->umount_begin). */
 TEST_F(world, forced_umount_revokes)
 {
 	struct world *w = &self->w;
-	struct copy_try t = { w->lower, w->mnt, false, "revoked" };
 	struct holder h;
 
-	make_image(w);
-	ASSERT_EQ(mark_tree(w->lower), 0);
-	ASSERT_EQ(hold_copy(&h, &t), 0);
+	mark_and_hold(w, &h);
 	ASSERT_EQ(umount2(w->lower, MNT_FORCE), 0);
 	EXPECT_EQ(release_copy(&h), 0);
 }
@@ -299,12 +309,9 @@ TEST_F(world, forced_umount_revokes)
 TEST_F(world, remount_revoke_revokes)
 {
 	struct world *w = &self->w;
-	struct copy_try t = { w->lower, w->mnt, false, "revoked" };
 	struct holder h;
 
-	make_image(w);
-	ASSERT_EQ(mark_tree(w->lower), 0);
-	ASSERT_EQ(hold_copy(&h, &t), 0);
+	mark_and_hold(w, &h);
 	ASSERT_EQ(mount(NULL, w->lower, NULL, MS_REMOUNT, "revoke"), 0);
 	EXPECT_EQ(mount_has_opt(w->lower, ",revoked"), 1);
 	/* A remount that resends the options mountinfo shows still works. */
