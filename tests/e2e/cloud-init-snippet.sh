@@ -26,17 +26,12 @@
 # line is "N passed, N failed".
 set -u
 
-limit=1800
-usage() { echo "usage: $0 [-T SECS] BUILD_DIR [12|13]..." >&2; exit 2; }
-while getopts T: opt; do
-	case $opt in
-	T) limit=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -ge 1 ] || usage
-case $limit in ''|*[!0-9]*) usage ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/cloud-guest.sh
+. "$here/../lib/cloud-guest.sh"
+cloud_guest_opts 1800 "BUILD_DIR [12|13]..." "$@"
+shift "$CLOUD_OPTSHIFT"
+[ $# -ge 1 ] || { echo "usage: $0 [-T SECS] BUILD_DIR [12|13]..." >&2; exit 2; }
 bdir=$1
 shift
 releases=${*:-13 12}
@@ -48,36 +43,14 @@ for r in $releases; do
 done
 mkdir -p "$bdir" || exit 1
 build=$(cd "$bdir" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 snippet=$top/images/cloud-init/shiftfs.yaml
 part2=$here/cloud-init-snippet.yaml
 out=$build/cloud/cloud-init-snippet
 logs=$out/logs
-work=
-
-note() { echo "cloud-init-snippet: $*"; }
-die() {
-	note "ERROR: $*"
-	echo "0 passed, 1 failed"
-	exit 1
-}
-cleanup() { [ -n "$work" ] && rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-for t in qemu-system-x86_64 qemu-img mke2fs cloud-localds python3; do
-	command -v $t >/dev/null || die "$t is missing (images/setup-host.sh --e2e)"
-done
-mkdir -p "$logs" || exit 1
-# One run at a time: the logs are shared.
-exec 9> "$out/lock"
-flock -n 9 || die "another cloud-init-snippet.sh is running on $build"
-rm -f "$logs"/*
-exec > >(tee "$out/cloud-init-snippet.log") 2>&1
+# (one run at a time: the logs are shared)
+cloud_guest_run cloud-init-snippet "$out" mke2fs cloud-localds python3
 work=$(mktemp -d "$out/work.XXXXXX") || die "mktemp failed"
-
-. "$here/../lib/kvm-probe.sh"
 
 n=0 fails=0
 ok() {
@@ -119,9 +92,9 @@ sys.stdout.buffer.write(m.get_payload()[0].get_payload(decode=True))
 
 # run RELEASE: one boot of Debian RELEASE, its TAP lines.
 run() {
-	local rel=$1 code series kver base d debdir dkms_deb ctl_deb kib accel t0 rc
+	local rel=$1 code series kver base d debdir dkms_deb ctl_deb kib t0 rc
 	local tap=$logs/debian$1-report.log con=$logs/debian$1-console.log w=$work/$1
-	local cpu status bad
+	local status bad
 	case $rel in
 	12) code=bookworm series=6.1 ;;
 	13) code=trixie series=6.12+deb13 ;;
@@ -167,25 +140,13 @@ run() {
 	qemu-img create -q -f qcow2 -b "$base/base.qcow2" -F qcow2 "$w/overlay.qcow2" ||
 		{ ok 1 "Debian $rel: qemu-img create of the overlay failed"; return; }
 
-	accel=$(probe_accel "$build/accel" "$base/vmlinuz")
-	if [ "$accel" = kvm ]; then
-		cpu=(-accel kvm -cpu host)
-	else
-		cpu=(-accel "tcg,thread=multi" -cpu max)
-	fi
-	: > "$con"
-	: > "$tap"
-	note "boot: $kver ($accel), timeout ${limit}s"
+	cloud_guest_accel "$build" "$base/vmlinuz"
+	note "boot: $kver ($CLOUD_ACCEL), timeout ${limit}s"
 	t0=$(date +%s)
-	timeout -k 5 "$limit" qemu-system-x86_64 "${cpu[@]}" -m 2048 -smp 2 \
-		-nodefaults -display none -no-reboot \
-		-kernel "$base/vmlinuz" -initrd "$base/initrd.img" \
-		-append "root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check ds=nocloud systemd.show_status=auto" \
-		-drive "if=virtio,file=$w/overlay.qcow2,format=qcow2,cache=unsafe,discard=unmap" \
-		-drive "if=virtio,file=$w/debs.img,format=raw,readonly=on" \
-		-drive "if=virtio,file=$w/seed.img,format=raw,readonly=on" \
-		-serial "file:$con" -serial "file:$tap" \
-		</dev/null >"$logs/debian$rel-qemu.log" 2>&1
+	cloud_guest_start "$limit" "$base/vmlinuz" "$base/initrd.img" "" \
+		"$con" "$tap" "$logs/debian$rel-qemu.log" \
+		"$w/overlay.qcow2" "$w/debs.img" "$w/seed.img"
+	cloud_guest_wait
 	rc=$?
 	note "boot: $(( $(date +%s) - t0 ))s (qemu exit $rc)"
 	rm -rf "$w"

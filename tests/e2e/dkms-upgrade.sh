@@ -25,43 +25,19 @@
 # the disks are removed.  The last line is "N passed, N failed".
 set -u
 
-limit=3600
-usage() { echo "usage: $0 [-T SECS] BUILD_DIR" >&2; exit 2; }
-while getopts T: opt; do
-	case $opt in
-	T) limit=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/cloud-guest.sh
+. "$here/../lib/cloud-guest.sh"
+cloud_guest_opts 3600 "BUILD_DIR" "$@"
+shift "$CLOUD_OPTSHIFT"
+[ $# -eq 1 ] || { echo "usage: $0 [-T SECS] BUILD_DIR" >&2; exit 2; }
 mkdir -p "$1" || exit 1
 build=$(cd "$1" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=$build/cloud/dkms-upgrade
 logs=$out/logs
-work=
-
-note() { echo "dkms-upgrade: $*"; }
-die() {
-	note "ERROR: $*"
-	echo "0 passed, 1 failed"
-	exit 1
-}
-cleanup() { [ -n "$work" ] && rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-for t in qemu-system-x86_64 qemu-img debugfs mke2fs cloud-localds; do
-	command -v $t >/dev/null || die "$t is missing (images/setup-host.sh --e2e)"
-done
-mkdir -p "$logs" || exit 1
-# One run at a time: the logs and the downloads are shared.
-exec 9> "$out/lock"
-flock -n 9 || die "another dkms-upgrade.sh is running on $build"
-rm -f "$logs"/*
-exec > >(tee "$out/dkms-upgrade.log") 2>&1
+# (one run at a time: the logs and the downloads are shared)
+cloud_guest_run dkms-upgrade "$out" debugfs mke2fs cloud-localds
 
 # ---- the kernels, the image, the packages -----------------------------------
 old=$("$top/images/kver.sh" -b "$build" 6.12+deb13) || die "no trixie 6.12 kernel (images/kver.sh 6.12+deb13)"
@@ -131,35 +107,20 @@ rm -rf "$stage"
 qemu-img create -q -f qcow2 -b "$base/base.qcow2" -F qcow2 "$work/overlay.qcow2" ||
 	die "qemu-img create of the overlay failed"
 
-. "$here/../lib/kvm-probe.sh"
-accel=$(probe_accel "$build/accel" "$base/vmlinuz")
-if [ "$accel" = kvm ]; then
-	cpu=(-accel kvm -cpu host)
-else
-	cpu=(-accel "tcg,thread=multi" -cpu max)
-fi
+cloud_guest_accel "$build" "$base/vmlinuz"
 
 # boot N KERNEL INITRD SCENARIO: one boot of the disk, a fresh seed (a new
 # instance id: cloud-init runs the scenario again), its TAP on stdout.
 boot() {
 	local n=$1 kernel=$2 initrd=$3 scen=$4 t0 rc
 	"$top/images/cloud/mkseed.sh" "$work/seed$n.img" || return 1
-	: > "$logs/boot$n-console.log"
-	: > "$logs/boot$n-tap.log"
-	note "boot $n: $(basename "$kernel") ($accel), scenario $scen"
+	note "boot $n: $(basename "$kernel") ($CLOUD_ACCEL), scenario $scen"
 	t0=$(date +%s)
-	timeout -k 5 "$limit" qemu-system-x86_64 "${cpu[@]}" -m 2048 -smp 2 \
-		-nodefaults -display none -no-reboot \
-		-kernel "$kernel" -initrd "$initrd" \
-		-append "root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check ds=nocloud systemd.show_status=auto shiftfs.e2e.tests=$scen" \
-		-drive "if=virtio,file=$work/overlay.qcow2,format=qcow2,cache=unsafe,discard=unmap" \
-		-drive "if=virtio,file=$work/payload.img,format=raw,readonly=on" \
-		-drive "if=virtio,file=$work/seed$n.img,format=raw,readonly=on" \
-		-serial "file:$logs/boot$n-console.log" -serial "file:$logs/boot$n-tap.log" \
-		</dev/null >"$logs/boot$n-qemu.log" 2>&1 &
-	local qpid=$!
-	tail -n +1 -f --pid=$qpid "$logs/boot$n-tap.log" 2>/dev/null | sed -u 's/\r$//'
-	wait $qpid
+	cloud_guest_start "$limit" "$kernel" "$initrd" "shiftfs.e2e.tests=$scen" \
+		"$logs/boot$n-console.log" "$logs/boot$n-tap.log" "$logs/boot$n-qemu.log" \
+		"$work/overlay.qcow2" "$work/payload.img" "$work/seed$n.img"
+	tail -n +1 -f --pid="$CLOUD_QPID" "$logs/boot$n-tap.log" 2>/dev/null | sed -u 's/\r$//'
+	cloud_guest_wait
 	rc=$?
 	note "boot $n: $(( $(date +%s) - t0 ))s (qemu exit $rc)"
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && reasons+="boot $n timed out after ${limit}s; "

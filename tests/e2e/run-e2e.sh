@@ -166,31 +166,29 @@ mkdir -p "$logs"
 CTROOT=$ctroot "$cloud/mkpayload.sh" "$kver" "$build" "$run/payload.img" || exit 1
 "$cloud/mkseed.sh" "$run/seed.img" || exit 1
 qemu-img create -q -f qcow2 -b "$base/base.qcow2" -F qcow2 "$run/overlay.qcow2" || exit 1
-disks=()
+disks=("$run/overlay.qcow2" "$run/payload.img")
+arm64_disk=
 if [ -n "$arm64" ]; then
 	qemu-img create -q -f qcow2 -b "$arm64/arm64.img" -F raw "$run/arm64.qcow2" || exit 1
-	disks+=(-drive "if=virtio,file=$run/arm64.qcow2,format=qcow2,cache=unsafe")
+	arm64_disk=$run/arm64.qcow2
 fi
 t2=$(date +%s)
 timed "payload, seed, overlay" $((t2 - t1))
 
 # /dev/kvm may exist and hang: the fast tier's probe and cached verdict
-# (tests/lib/kvm-probe.sh), BUILD_DIR/accel.
-. "$here/../lib/kvm-probe.sh"
-accel=$(probe_accel "$build/accel" "$base/vmlinuz")
-if [ "$accel" = kvm ]; then
-	cpu="-accel kvm -cpu host"
-else
-	cpu="-accel tcg,thread=multi -cpu max"
-fi
+# (tests/lib/kvm-probe.sh), BUILD_DIR/accel; the boot itself,
+# tests/lib/cloud-guest.sh.
+# shellcheck source=../lib/cloud-guest.sh
+. "$here/../lib/cloud-guest.sh"
+cloud_guest_accel "$build" "$base/vmlinuz"
+accel=$CLOUD_ACCEL
 
 console=$logs/console.log
 tap=$logs/tap.log
 : > "$console"
 : > "$tap"
-append="root=LABEL=shiftfs-root rw console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check"
-append="$append ds=nocloud systemd.show_status=auto"
-[ -n "$tests" ] && append="$append shiftfs.e2e.tests=$tests"
+append=
+[ -n "$tests" ] && append="shiftfs.e2e.tests=$tests"
 # E2E_LXC_CYCLES=N: start/stop cycles of the LXC lifecycle scenario (s6;
 # default 50, some 5-10 s each under TCG), with room for them in the
 # per-scenario timeout.
@@ -203,18 +201,9 @@ fi
 # TAP shown as it comes (the demo's narration with -d); qrc, its exit.
 boot_guest() {
 	local console=$1 tap=$2 seed=$3 append=$4 qpid ppid_
-	: > "$console"
-	: > "$tap"
-	timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m 2048 -smp 2 \
-		-nodefaults -display none -no-reboot \
-		-kernel "$base/vmlinuz" -initrd "$base/initrd.img" -append "$append" \
-		-drive "if=virtio,file=$run/overlay.qcow2,format=qcow2,cache=unsafe,discard=unmap" \
-		-drive "if=virtio,file=$run/payload.img,format=raw,readonly=on" \
-		-drive "if=virtio,file=$seed,format=raw,readonly=on" \
-		"${disks[@]}" \
-		-serial "file:$console" -serial "file:$tap" \
-		</dev/null >>"$logs/qemu.log" 2>&1 &
-	qpid=$!
+	cloud_guest_start "$limit" "$base/vmlinuz" "$base/initrd.img" "$append" \
+		"$console" "$tap" "$logs/qemu.log" "${disks[@]}" "$seed" ${arm64_disk:+"$arm64_disk"}
+	qpid=$CLOUD_QPID
 
 	# Progress while the guest boots (until it speaks on the TAP port).
 	(
@@ -266,7 +255,7 @@ if [ -n "$again" ] && [ $qrc -eq 0 ]; then
 	note "the guest asked for a reboot: booting it again for $again"
 	"$cloud/mkseed.sh" "$run/seed2.img" || exit 1
 	boot_guest "$logs/console2.log" "$logs/tap2.log" "$run/seed2.img" \
-		"${append/ shiftfs.e2e.tests=$tests/} shiftfs.e2e.tests=$again"
+		"${append/shiftfs.e2e.tests=$tests/} shiftfs.e2e.tests=$again"
 	consoles="$console $logs/console2.log"
 	cat "$logs/tap2.log" >> "$tap"
 	t5=$(date +%s)
