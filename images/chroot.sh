@@ -5,7 +5,7 @@
 # stays a clean Debian 12.
 #
 #   images/chroot.sh ensure RELEASE BUILD_DIR [KVER...]
-#   images/chroot.sh run RELEASE BUILD_DIR [-b DIR]... CMD [ARG...]
+#   images/chroot.sh run RELEASE BUILD_DIR [-b DIR]... [-M] CMD [ARG...]
 #
 # ensure: make BUILD_DIR/chroots/RELEASE with mmdebstrap (variant buildd,
 # from the host's mirrors: images/cloud/mirrors.sh --sources RELEASE,
@@ -17,12 +17,14 @@
 #
 # run: run CMD in the chroot as root, in a private mount namespace where
 # /proc, BUILD_DIR and each DIR (at the same paths as outside) are
-# mounted: the mounts end with the command, none is left behind.
+# mounted: the mounts end with the command, none is left behind.  -M
+# (kbuild.sh, cross.sh): CMD is a kbuild make, and the directory of its
+# M=DIR argument is bound too (refused without one).
 #
 # Needs root (chroot, mount).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $0 ensure RELEASE BUILD_DIR [KVER...] | run RELEASE BUILD_DIR [-b DIR]... CMD [ARG...]"
+usage="usage: $0 ensure RELEASE BUILD_DIR [KVER...] | run RELEASE BUILD_DIR [-b DIR]... [-M] CMD [ARG...]"
 [ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
 cmd=$1
 rel=$2
@@ -156,6 +158,25 @@ run)
 $b"
 		shift 2
 	done
+	if [ "${1:-}" = -M ]; then
+		shift
+		m=
+		for a in "$@"; do
+			case $a in
+			M=*) m=${a#M=} ;;
+			esac
+		done
+		if [ -z "$m" ] || [ ! -d "$m" ]; then
+			echo "chroot.sh: want M=DIR, an existing directory, to build in the $rel chroot" >&2
+			exit 2
+		fi
+		b=$(cd "$m" && pwd)
+		case $b in
+		*[[:space:]]*) echo "chroot.sh: M=$b: a path with blanks" >&2; exit 2 ;;
+		esac
+		binds="$binds
+$b"
+	fi
 	[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 	[ -f "$root/.made" ] || {
 		echo "chroot.sh: no $rel chroot in $root (images/chroot.sh ensure $rel ...)" >&2

@@ -47,16 +47,6 @@ fi
 kver=$1
 shift
 arel=$(arm64_of "$kver") || exit 2
-m=
-for a in "$@"; do
-	case $a in
-	M=*) m=${a#M=} ;;
-	esac
-done
-if [ -z "$m" ] || [ ! -d "$m" ]; then
-	echo "cross.sh: want M=DIR, an existing directory, to build in" >&2
-	exit 2
-fi
 suite=$("$here/kver.sh" -b "$build" -s "$kver")
 root=$build/chroots/$suite
 hdr=/usr/src/linux-headers-$arel
@@ -136,5 +126,5 @@ if [ ! -x "$root/usr/bin/aarch64-linux-gnu-gcc-$n" ]; then
 fi
 flock -u 9
 echo "cross.sh: building for $arel (arm64, aarch64-linux-gnu-gcc-$n) in the $suite chroot" >&2
-exec "$here/chroot.sh" run "$suite" "$build" -b "$m" \
+exec "$here/chroot.sh" run "$suite" "$build" -M \
 	make -C "$hdr" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@"

@@ -27,16 +27,6 @@ if [ "$suite" = "$host" ]; then
 	}
 	exec make -C "$kdir" "$@"
 fi
-m=
-for a in "$@"; do
-	case $a in
-	M=*) m=${a#M=} ;;
-	esac
-done
-if [ -z "$m" ] || [ ! -d "$m" ]; then
-	echo "kbuild.sh: want M=DIR, an existing directory, to build in the $suite chroot" >&2
-	exit 2
-fi
 "$here/chroot.sh" ensure "$suite" "$build" "$kver"
 echo "kbuild.sh: building for $kver in the $suite chroot" >&2
-exec "$here/chroot.sh" run "$suite" "$build" -b "$m" make -C "$kdir" "$@"
+exec "$here/chroot.sh" run "$suite" "$build" -M make -C "$kdir" "$@"
