@@ -75,10 +75,13 @@ out "# program: s0-boot"
 	fi
 	# The system users have: AppArmor enforcing, with the profiles LXC
 	# ships (lxc-start's, lxc-copy's on Debian 13, the containers')
-	# loaded, and the hook's own (install.sh loads it, as make install).
+	# loaded, and the project's own where install.sh installed the
+	# project's files from the payload, as make install does (not in the
+	# DKMS upgrade's boots: their scenario installs the packages).
 	name="AppArmor is enforcing with LXC's profiles and the hook's loaded"
 	aa=/sys/kernel/security/apparmor/profiles
-	want="/usr/bin/lxc-start lxc-container-default-cgns lxc-shiftfs-hook lxc-container-shiftfs-user"
+	want="/usr/bin/lxc-start lxc-container-default-cgns"
+	[ -d "$PAYLOAD/lxc-hook" ] && want="$want lxc-shiftfs-hook lxc-container-shiftfs-user"
 	[ -e /etc/apparmor.d/usr.bin.lxc-copy ] && want="$want /usr/bin/lxc-copy"
 	missing=
 	for p in $want; do
