@@ -145,17 +145,23 @@ ensure)
 	echo "chroot.sh: headers installed in $(( $(date +%s) - t0 )) s" >&2
 	;;
 run)
-	while [ "${1:-}" = -b ]; do
-		if [ $# -lt 2 ] || [ ! -d "$2" ]; then
-			echo "chroot.sh: -b wants a directory" >&2
+	# add_bind WHAT DIR: DIR (an existing directory, WHAT named in the
+	# refusal) bound into the chroot at its own path.
+	add_bind() {
+		if [ ! -d "$2" ]; then
+			echo "chroot.sh: $1 wants an existing directory" >&2
 			exit 2
 		fi
 		b=$(cd "$2" && pwd)
 		case $b in
-		*[[:space:]]*) echo "chroot.sh: -b '$b': a path with blanks" >&2; exit 2 ;;
+		*[[:space:]]*) echo "chroot.sh: $1 '$b': a path with blanks" >&2; exit 2 ;;
 		esac
 		binds="$binds
 $b"
+	}
+	while [ "${1:-}" = -b ]; do
+		[ $# -ge 2 ] || { echo "chroot.sh: -b wants a directory" >&2; exit 2; }
+		add_bind -b "$2"
 		shift 2
 	done
 	if [ "${1:-}" = -M ]; then
@@ -166,16 +172,8 @@ $b"
 			M=*) m=${a#M=} ;;
 			esac
 		done
-		if [ -z "$m" ] || [ ! -d "$m" ]; then
-			echo "chroot.sh: want M=DIR, an existing directory, to build in the $rel chroot" >&2
-			exit 2
-		fi
-		b=$(cd "$m" && pwd)
-		case $b in
-		*[[:space:]]*) echo "chroot.sh: M=$b: a path with blanks" >&2; exit 2 ;;
-		esac
-		binds="$binds
-$b"
+		[ -n "$m" ] || { echo "chroot.sh: want M=DIR to build in the $rel chroot" >&2; exit 2; }
+		add_bind "M=" "$m"
 	fi
 	[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 	[ -f "$root/.made" ] || {
