@@ -16,6 +16,7 @@
 ##   e2e               every scenario on DEBIAN=13|12; E2E_TESTS=s1,s3 runs only those; KVER= a kernel of that release
 ##   e2e-one           (internal) the scenarios on DEBIAN (a KVER of another release is ignored: make test)
 ##   e2e-prepare       (internal) build or find cached the images e2e-one needs on DEBIAN (make test, in the background)
+##   e2e-kver          (internal) the kernel DEBIAN's e2e guest boots (make test waits for its module)
 ##   e2e-demo          the narrated demo (scenarios 4, 1, 8), on KVER's release (6.1: Debian 12)
 ##   cloud-image       build (or reuse) the cached base image for DEBIAN (and KVER)
 ##   e2e-dkms-upgrade  Debian 13: the .debs on 6.12, upgrade to 7.3, DKMS rebuilds, reboot, container (~15-30 min TCG)
@@ -44,7 +45,7 @@ E2E_SHORT_12 ?= s1,s2,s3,s4,s10,s5
 # What make test runs after the fast tier: "DEBIAN[:SCENARIOS]" each.
 E2E_RUNS ?= 13 12:$(E2E_SHORT_12)
 
-.PHONY: cloud-image e2e e2e-one e2e-prepare e2e-demo e2e-dkms-upgrade e2e-cloud-init
+.PHONY: cloud-image e2e e2e-one e2e-prepare e2e-kver e2e-demo e2e-dkms-upgrade e2e-cloud-init
 
 # e2e_release: DEBIAN's codename, or a clear error.
 e2e_release = $(or $(E2E_RELEASE_$(DEBIAN)),$(error DEBIAN=$(DEBIAN): the e2e tier boots Debian 12 (bookworm) or 13 (trixie); make e2e DEBIAN=12|13))
@@ -77,6 +78,10 @@ e2e-one: shiftctl deb
 e2e-prepare:
 	@: $(e2e_release)
 	@$(TOP)/tests/e2e/run-e2e.sh -P $(if $(E2E_TESTS),-t $(E2E_TESTS)) $(E2E_KVER) $(BUILD)
+
+e2e-kver:
+	@: $(e2e_release)
+	@echo $(E2E_KVER)
 
 e2e-demo: module shiftctl
 	@$(TOP)/tests/e2e/demo.sh $(KVER) $(BUILD)
