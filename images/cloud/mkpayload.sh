@@ -23,7 +23,8 @@ kver=$1
 build=$(cd "$2" && pwd)
 out=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
-stage=$build/cloud/payload-$kver
+# (staged beside OUT: two runs of one kernel may make theirs at once)
+stage=${out%.img}.stage
 
 rm -rf "$stage"
 mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"
