@@ -80,7 +80,7 @@ prep_pids=()
 prep_debs=()
 suites=()
 e2e_pending=()
-declare -A e2e_ready=() e2e_kver=() e2e_parts=() e2e_count=() built=()
+declare -A e2e_ready=() e2e_kver=() built=()
 shiftctl_built=0
 
 # start_part NAME CMD...: run a part in a free slot.
@@ -161,7 +161,7 @@ free_slot() {
 # start_ready: fill the free slots with what can start, the e2e passes
 # first, then the suites in the kernels' order.
 start_ready() {
-	local r deb list k n tag what rest=()
+	local r deb list k rest=()
 	for r in "${e2e_pending[@]}"; do
 		deb=${r%%:*}
 		k=${e2e_kver[$deb]:-}
@@ -181,15 +181,8 @@ start_ready() {
 		fi
 		list=
 		case $r in *:*) list=${r#*:} ;; esac
-		# a release's second guest and on: a run directory each
-		n=$(( ${e2e_parts[$deb]:-0} + 1 ))
-		e2e_parts[$deb]=$n
-		tag=
-		[ "${e2e_count[$deb]}" -gt 1 ] && tag=$n
-		what=$list
-		case $list in -*) what="all but ${list#-}" ;; esac
-		start_part "e2e Debian $deb${what:+ ($what)}" \
-			make -s --no-print-directory -C "$top" e2e-part DEBIAN="$deb" E2E_TESTS="$list" E2E_TAG="$tag"
+		start_part "e2e Debian $deb${list:+ ($list)}" \
+			make -s --no-print-directory -C "$top" e2e-one DEBIAN="$deb" E2E_TESTS="$list"
 	done
 	e2e_pending=("${rest[@]}")
 	rest=()
@@ -262,30 +255,28 @@ build_after() {
 rm -f "$logdir/skips" "$logdir/fails"
 cpu_total=0
 start=$(date +%s)
-# Each release's images (and .debs) once, whatever its number of
-# guests: its own scenario list where it has one guest, all of them
-# where it has more.
-for r in $e2e_runs; do
-	e2e_count[${r%%:*}]=$(( ${e2e_count[${r%%:*}]:-0} + 1 ))
-done
-prev=
-for r in $e2e_runs; do
-	e2e_pending+=("$r")
-	deb=${r%%:*}
-	[ -z "${e2e_kver[$deb]:-}" ] || continue
-	e2e_kver[$deb]=$(make -s --no-print-directory -C "$top" e2e-kver DEBIAN="$deb")
-	list=
-	if [ "${e2e_count[$deb]}" -eq 1 ]; then
+if [ -n "$e2e_runs" ] && [ -z "$pattern" ]; then
+	prev=
+	for r in $e2e_runs; do
+		deb=${r%%:*}
+		list=
 		case $r in *:*) list=${r#*:} ;; esac
-	fi
-	# One release after the other: the second waits for the first
-	# (the arm64 image is shared, the network and dpkg too).
-	prepare_after "$prev" "$deb" "$list" > "$logdir/e2e-prepare-$deb.log" 2>&1 &
-	prev=$!
-	prep_pids+=($!)
-	prep_debs+=("$deb")
-	echo "==== e2e images for Debian $deb: building in the background (log: $logdir/e2e-prepare-$deb.log)"
-done
+		e2e_pending+=("$r")
+		e2e_kver[$deb]=$(make -s --no-print-directory -C "$top" e2e-kver DEBIAN="$deb")
+		# One release after the other: the second waits for the first
+		# (the arm64 image is shared, the network and dpkg too).
+		prepare_after "$prev" "$deb" "$list" > "$logdir/e2e-prepare-$deb.log" 2>&1 &
+		prev=$!
+		prep_pids+=($!)
+		prep_debs+=("$deb")
+		echo "==== e2e images for Debian $deb: building in the background (log: $logdir/e2e-prepare-$deb.log)"
+	done
+elif [ -n "$e2e_runs" ]; then
+	for r in $e2e_runs; do
+		e2e_pending+=("$r")
+		e2e_ready[${r%%:*}]=1
+	done
+fi
 if [ -z "$pattern" ]; then
 	run_part "unit (host)" make -s --no-print-directory -C "$top" check-unit
 	run_part "install (host)" "$top/tests/install-test.sh" "$top" "$build"

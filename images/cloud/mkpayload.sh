@@ -23,8 +23,7 @@ kver=$1
 build=$(cd "$2" && pwd)
 out=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
-# (staged beside OUT: two runs of one kernel may make theirs at once)
-stage=${out%.img}.stage
+stage=$build/cloud/payload-$kver
 
 rm -rf "$stage"
 mkdir -p "$stage/e2e" "$stage/lxc-hook" "$stage/foreign"

@@ -15,8 +15,7 @@
 ## End-to-end (a Debian cloud image guest, DEBIAN=13 (trixie, the default) or 12 (bookworm)):
 ##   e2e               every scenario on DEBIAN=13|12; E2E_TESTS=s1,s3 runs only those; KVER= a kernel of that release
 ##   e2e-one           (internal) the scenarios on DEBIAN (a KVER of another release is ignored: make test)
-##   e2e-prepare       (internal) build or find cached the images and .debs e2e-one needs on DEBIAN (make test, in the background)
-##   e2e-part          (internal) make test: one guest of DEBIAN's pass, E2E_TESTS, run dir tagged E2E_TAG (after e2e-prepare and the kernel's build)
+##   e2e-prepare       (internal) build or find cached the images e2e-one needs on DEBIAN (make test, in the background)
 ##   e2e-kver          (internal) the kernel DEBIAN's e2e guest boots (make test waits for its module)
 ##   e2e-demo          the narrated demo (scenarios 4, 1, 8), on KVER's release (6.1: Debian 12)
 ##   cloud-image       build (or reuse) the cached base image for DEBIAN (and KVER)
@@ -43,16 +42,10 @@ E2E_RELEASE_13 := trixie
 # make e2e DEBIAN=12: the lifecycle (s6, 195 s), the build clones (s7,
 # ~40 s) and the arm64 build container (s8, ~400 s).
 E2E_SHORT_12 ?= s1,s2,s3,s4,s10,s5
-# make test runs Debian 13's scenarios in two guests side by side (its
-# one guest was the longest part of a cold make test, some 25 minutes,
-# its last 12 alone): these, and every other one ("-LIST"), each guest
-# some 12-14 minutes.  Every scenario runs, once.
-E2E_SPLIT_13 ?= s1,s10,s2,s3,s4,s9
-# What make test runs, each "DEBIAN[:SCENARIOS]" in a guest of its own
-# (tests/check.sh).
-E2E_RUNS ?= 13:$(E2E_SPLIT_13) 13:-$(E2E_SPLIT_13) 12:$(E2E_SHORT_12)
+# What make test runs after the fast tier: "DEBIAN[:SCENARIOS]" each.
+E2E_RUNS ?= 13 12:$(E2E_SHORT_12)
 
-.PHONY: cloud-image e2e e2e-one e2e-part e2e-prepare e2e-kver e2e-demo e2e-dkms-upgrade e2e-cloud-init
+.PHONY: cloud-image e2e e2e-one e2e-prepare e2e-kver e2e-demo e2e-dkms-upgrade e2e-cloud-init
 
 # e2e_release: DEBIAN's codename, or a clear error.
 e2e_release = $(or $(E2E_RELEASE_$(DEBIAN)),$(error DEBIAN=$(DEBIAN): the e2e tier boots Debian 12 (bookworm) or 13 (trixie); make e2e DEBIAN=12|13))
@@ -82,20 +75,9 @@ e2e-one: shiftctl deb
 
 # The images alone (base, container rootfs, arm64 for s8): make test
 # builds them in the background while its fast tier runs (tests/check.sh).
-# The .debs too: make test's e2e-part runs build nothing, so that two
-# guests of one release can start at once.
-e2e-prepare: deb
+e2e-prepare:
 	@: $(e2e_release)
 	@$(TOP)/tests/e2e/run-e2e.sh -P $(if $(E2E_TESTS),-t $(E2E_TESTS)) $(E2E_KVER) $(BUILD)
-
-# One guest of make test's e2e tier: what it needs is built (shiftctl by
-# tests/check.sh, the .debs and images by e2e-prepare, the module by the
-# kernel's build), so two of one release can run at once, each in
-# BUILD/cloud/run-KVER-E2E_TAG.
-E2E_TAG ?=
-e2e-part:
-	@: $(e2e_release)
-	@$(TOP)/tests/e2e/run-e2e.sh $(if $(E2E_TESTS),-t $(E2E_TESTS)) $(if $(E2E_TAG),-n $(E2E_TAG)) $(E2E_KVER) $(BUILD)
 
 e2e-kver:
 	@: $(e2e_release)

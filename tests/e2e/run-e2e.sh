@@ -5,13 +5,9 @@
 # QEMU, let cloud-init run the scenarios (tests/e2e/guest/), read their TAP
 # from the guest's second serial port, and judge the run.
 #
-#   tests/e2e/run-e2e.sh [-t LIST] [-n TAG] [-T SECS] [-d] [-k] [-P] KVER BUILD_DIR
+#   tests/e2e/run-e2e.sh [-t LIST] [-T SECS] [-d] [-k] [-P] KVER BUILD_DIR
 #
-#   -t LIST   scenarios to run, comma-separated prefixes (s4,s1); default
-#             all; "-s1,s10" is every scenario but those
-#   -n TAG    the run's directory is BUILD_DIR/cloud/run-KVER-TAG, not
-#             run-KVER: two runs of one kernel at once (make test runs
-#             Debian 13's scenarios in two guests side by side)
+#   -t LIST   scenarios to run, comma-separated prefixes (s4,s1); default all
 #   -T SECS   whole-guest timeout (default 2700); a hung guest is killed
 #             and the run fails
 #   -d        demo: the narration only, with progress while building and
@@ -36,19 +32,17 @@
 set -u
 
 tests=
-tag=
 limit=2700
 demo=0
 keep=0
 prepare=0
 usage() {
-	echo "usage: $0 [-t LIST] [-n TAG] [-T SECS] [-d] [-k] [-P] KVER BUILD_DIR" >&2
+	echo "usage: $0 [-t LIST] [-T SECS] [-d] [-k] [-P] KVER BUILD_DIR" >&2
 	exit 2
 }
-while getopts t:n:T:dkP opt; do
+while getopts t:T:dkP opt; do
 	case $opt in
 	t) tests=$OPTARG ;;
-	n) tag=$OPTARG ;;
 	T) limit=$OPTARG ;;
 	d) demo=1 ;;
 	k) keep=1 ;;
@@ -64,7 +58,7 @@ build=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cloud=$top/images/cloud
-run=$build/cloud/run-$kver${tag:+-$tag}
+run=$build/cloud/run-$kver
 logs=$run/logs
 # The Debian release the guest runs (that of its kernel).
 case $("$top/images/kver.sh" -b "$build" -s "$kver" 2>/dev/null) in
@@ -111,7 +105,7 @@ image() {
 # run both are mostly waiting on dpkg and the network.
 release=$("$top/images/kver.sh" -b "$build" -s "$kver" 2>/dev/null)
 mkdir -p "$build/cloud"
-ctlog=$build/cloud/ctroot-$release${tag:+-$tag}.log
+ctlog=$build/cloud/ctroot-$release.log
 t_ct=$(date +%s)
 [ $demo -eq 1 ] && note "the $debian container rootfs (systemd, debootstrap, cached), in the background"
 "$cloud/build-ctroot.sh" "$release" "$build" > "$ctlog" 2>&1 &
@@ -125,8 +119,8 @@ ctpid=$!
 arm64=
 armpid=
 case ",${tests:-s8}," in
-*,s8*|*,s10*|,-*)
-	armlog=$build/cloud/arm64-image${tag:+-$tag}.log
+*,s8*|*,s10*)
+	armlog=$build/cloud/arm64-image.log
 	t_arm=$(date +%s)
 	[ $demo -eq 1 ] && note "the arm64 build image (debootstrap, second stage in an arm64 guest; cached), in the background"
 	"$top/images/arm64/build-image.sh" "$build" > "$armlog" 2>&1 &
@@ -176,7 +170,7 @@ if [ $prepare -eq 1 ]; then
 	"$cloud/fetch-foreign.sh" arm64 "$build" || note "no arm64 busybox: scenario 3 will fail"
 	printf '%s\n' "${timings[@]}"
 	want_arm64=$arm64
-	case ",${tests:-s8}," in *,s8*|*,s10*|,-*) ;; *) want_arm64=none ;; esac
+	case ",${tests:-s8}," in *,s8*|*,s10*) ;; *) want_arm64=none ;; esac
 	if [ -n "$base" ] && [ -n "$ctroot" ] && [ -n "$want_arm64" ]; then
 		note "prepared the images for $debian in $((t1 - t_all)) s"
 		exit 0

@@ -9,9 +9,8 @@
 # markers and powers the guest off.
 #
 # Kernel command line:
-#   shiftfs.e2e.tests=s4,s1   run these scenarios, in this order (default:
-#                             all s*, s5 last; "-s4,s1": all but those;
-#                             r* scenarios run after a reboot a
+#   shiftfs.e2e.tests=s4,s1   run these scenarios, in this order (default: all
+#                             s*; r* scenarios run after a reboot a
 #                             scenario asked for)
 #   shiftfs.e2e.timeout=SECS  per-scenario timeout (default 600; a scenario
 #                             with a "# e2e-timeout: SECS" line gets the
@@ -103,9 +102,6 @@ out "# program: s0-boot"
 out "# exit: s0-boot 0"
 
 # ---- the scenarios ---------------------------------------------------------
-# every scenario but those of TESTS when it starts with "-"
-except=
-case $TESTS in -*) except=${TESTS#-}; TESTS= ;; esac
 if [ -n "$TESTS" ]; then
 	list=
 	# a name, or its first part: "s1" is s1-container.sh, not s10-user.sh
@@ -118,12 +114,6 @@ else
 	# s5-packages removes the project's packages at its end (it checks
 	# that apt-get remove leaves nothing): it runs last.
 	list="$(ls "$E2E"/s[0-9]*.sh | grep -v /s5-packages.sh) $E2E/s5-packages.sh"
-	for p in $(echo "$except" | tr ',' ' '); do
-		# "s1" is s1-container.sh, not s10-user.sh
-		list=$(for f in $list; do
-			case $(basename "$f" .sh) in "$p" | "$p"-*) ;; *) echo "$f" ;; esac
-		done)
-	done
 fi
 cd /tmp || exit 1
 # A scenario that needs a reboot (s10: the declared marks come back)
