@@ -68,8 +68,15 @@ if [ "$rel" != "$host" ]; then
 	"$here/../chroot.sh" ensure "$rel" "$build"
 	apt="apt-get -y -q -o DPkg::Lock::Timeout=900 --no-install-recommends"
 	# Lists may be stale (a package moved on): update once and retry.
-	if ! in_release sh -c "$apt install lintian && $apt build-dep '$src'" > "$log" 2>&1 &&
-	   ! in_release sh -c "$apt update && $apt install lintian && $apt build-dep '$src'" >> "$log" 2>&1; then
+	# Under the chroot's lock, as every apt run in it (chroot.sh ensure,
+	# tests/cloud-init-schema.sh): make test builds these while a
+	# kernel's headers or cloud-init go into the same chroot, and
+	# apt-get update does not wait for another's lists lock.
+	if ! (
+		flock 9
+		in_release sh -c "$apt install lintian && $apt build-dep '$src'" > "$log" 2>&1 ||
+			in_release sh -c "$apt update && $apt install lintian && $apt build-dep '$src'" >> "$log" 2>&1
+	) 9> "$build/chroots/$rel.lock"; then
 		sed 's/^/  /' "$log" | tail -n 20 >&2
 		echo "build-debs.sh: could not install the build dependencies and lintian in the $rel chroot" >&2
 		exit 1
