@@ -53,7 +53,7 @@ run_part() {
 	shift
 	log=$(part_log "$name")
 	echo "==== $name"
-	{ TIMEFORMAT='%R %U %S'; time "$@" 2>&1; } 2> "$log.time" | tee "$log"
+	timed "$log.time" "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	count_part "$name" "$log" "$rc"
 }
@@ -232,28 +232,21 @@ section() {
 		sed "s|^ *|  $3 |"
 }
 
-# prepare_after PID DEBIAN LIST: once PID (the previous release's image
-# build, if any) has ended, build DEBIAN's images for the scenarios LIST.
-prepare_after() {
+# run_after PID LOG.time CMD...: once PID (the previous build of its
+# kind, if any) has ended, run CMD timed into LOG.time: the releases'
+# images one after the other, and the kernels' builds.
+run_after() {
 	while [ -n "$1" ] && kill -0 "$1" 2> /dev/null; do
 		sleep 2
 	done
-	timed "$logdir/e2e-prepare-$2.log.time" \
-		make -s --no-print-directory -C "$top" e2e-prepare DEBIAN="$2" E2E_TESTS="$3"
-}
-
-# build_after PID KVER: once PID (the previous kernel's build, if any)
-# has ended, build KVER's module and initramfs.
-build_after() {
-	while [ -n "$1" ] && kill -0 "$1" 2> /dev/null; do
-		sleep 2
-	done
-	timed "$logdir/build-$2.log.time" \
-		make -s --no-print-directory -C "$top" initramfs KVER="$2"
+	shift
+	timed "$@"
 }
 
 rm -f "$logdir/skips" "$logdir/fails"
 cpu_total=0
+# The first kernel: make lint's test and the runner's own test run on it.
+first_k=$(echo "$kvers" | awk '{ print $1 }')
 start=$(date +%s)
 if [ -n "$e2e_runs" ] && [ -z "$pattern" ]; then
 	prev=
@@ -265,7 +258,9 @@ if [ -n "$e2e_runs" ] && [ -z "$pattern" ]; then
 		e2e_kver[$deb]=$(make -s --no-print-directory -C "$top" e2e-kver DEBIAN="$deb")
 		# One release after the other: the second waits for the first
 		# (the arm64 image is shared, the network and dpkg too).
-		prepare_after "$prev" "$deb" "$list" > "$logdir/e2e-prepare-$deb.log" 2>&1 &
+		run_after "$prev" "$logdir/e2e-prepare-$deb.log.time" \
+			make -s --no-print-directory -C "$top" e2e-prepare DEBIAN="$deb" E2E_TESTS="$list" \
+			> "$logdir/e2e-prepare-$deb.log" 2>&1 &
 		prev=$!
 		prep_pids+=($!)
 		prep_debs+=("$deb")
@@ -288,8 +283,7 @@ if [ -z "$pattern" ]; then
 	# (cloud-init in the trixie build chroot, not on the host).
 	run_part "cloud-init schema (host, trixie chroot)" "$top/tests/cloud-init-schema.sh" "$top" "$build"
 	# make lint's own test, on the first kernel only (one file built).
-	lint_kver=$(echo "$kvers" | awk '{ print $1 }')
-	run_part "lint (host, $lint_kver)" "$top/tests/lint-test.sh" "$top" "$build" "$lint_kver"
+	run_part "lint (host, $first_k)" "$top/tests/lint-test.sh" "$top" "$build" "$first_k"
 fi
 # The kernels are built one after the other in the background (each
 # its build chroot the first time, the module and the initramfs), so
@@ -297,13 +291,13 @@ fi
 # starts at the first free slot after its build.
 prev=
 for k in $kvers; do
-	build_after "$prev" "$k" > "$logdir/build-$k.log" 2>&1 &
+	run_after "$prev" "$logdir/build-$k.log.time" \
+		make -s --no-print-directory -C "$top" initramfs KVER="$k" > "$logdir/build-$k.log" 2>&1 &
 	prev=$!
 	build_pids+=($!)
 	build_kvers+=("$k")
 	suites+=("$k")
 done
-first_k=$(echo "$kvers" | awk '{ print $1 }')
 while [ ${#suites[@]} -gt 0 ] || [ ${#e2e_pending[@]} -gt 0 ] ||
 	[ $((${#bg_pids[@]} + ${#prep_pids[@]} + ${#build_pids[@]})) -gt 0 ]; do
 	start_ready

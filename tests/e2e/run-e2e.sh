@@ -138,40 +138,41 @@ if [ -z "$base" ]; then
 	exit 1
 fi
 
-# The container rootfs, built beside the base image, is needed from here.
-wait "$ctpid"
-ctroot=$(tail -n 1 "$ctlog")
-if [ -f "$ctroot/.done" ]; then
-	t_ct=$(( $(date +%s) - t_ct ))
-	timed "container rootfs ($debian) ($( [ $t_ct -le 5 ] && echo cached || echo built))" $t_ct
-else
-	ctroot=
-	tail -n 20 "$ctlog" | sed 's/^/  /'
-	note "no container rootfs: the systemd containers will fail"
-fi
-
-# The arm64 build image, built beside them, is needed from here.
-if [ -n "$armpid" ]; then
-	wait "$armpid"
-	arm64=$(tail -n 1 "$armlog")
-	t_arm=$(( $(date +%s) - t_arm ))
-	[ $demo -eq 1 ] && sed 's/^/  /' "$armlog" >&2
-	if [ -f "$arm64/.done" ]; then
-		timed "arm64 image ($( [ $t_arm -le 5 ] && echo cached || echo built))" $t_arm
+# bg_image VAR PID LOG T0 LABEL MISSING: wait for an image built in the
+# background (PID, its output in LOG, started at T0); VAR gets its
+# directory (LOG's last line), or nothing and the note MISSING if it was
+# not finished.  The time goes in the timings under LABEL.
+bg_image() {
+	local var=$1 pid=$2 log=$3 t0=$4 label=$5 missing=$6 dir t
+	wait "$pid"
+	dir=$(tail -n 1 "$log")
+	if [ -f "$dir/.done" ]; then
+		t=$(( $(date +%s) - t0 ))
+		timed "$label ($( [ $t -le 5 ] && echo cached || echo built))" $t
 	else
-		arm64=
-		tail -n 20 "$armlog" | sed 's/^/  /'
-		note "no arm64 build image: scenarios 8 and 10 will fail"
+		dir=
+		tail -n 20 "$log" | sed 's/^/  /'
+		note "$missing"
 	fi
+	printf -v "$var" '%s' "$dir"
+}
+
+# The container rootfs and the arm64 build image, built beside the base
+# image, are needed from here.
+bg_image ctroot "$ctpid" "$ctlog" "$t_ct" "container rootfs ($debian)" \
+	"no container rootfs: the systemd containers will fail"
+if [ -n "$armpid" ]; then
+	bg_image arm64 "$armpid" "$armlog" "$t_arm" "arm64 image" \
+		"no arm64 build image: scenarios 8 and 10 will fail"
+	[ $demo -eq 1 ] && sed 's/^/  /' "$armlog" >&2
 fi
 t1=$(date +%s)
 
 if [ $prepare -eq 1 ]; then
 	"$cloud/fetch-foreign.sh" arm64 "$build" || note "no arm64 busybox: scenario 3 will fail"
 	printf '%s\n' "${timings[@]}"
-	want_arm64=$arm64
-	case ",${tests:-s8}," in *,s8*|*,s10*) ;; *) want_arm64=none ;; esac
-	if [ -n "$base" ] && [ -n "$ctroot" ] && [ -n "$want_arm64" ]; then
+	# (the arm64 image only where the scenarios need it: armpid)
+	if [ -n "$base" ] && [ -n "$ctroot" ] && { [ -n "$arm64" ] || [ -z "$armpid" ]; }; then
 		note "prepared the images for $debian in $((t1 - t_all)) s"
 		exit 0
 	fi
