@@ -120,7 +120,7 @@ rm -rf "$dir/deb"
 # every other module of Debian's config is left out of the build.
 mods="loop overlay xfs btrfs fuse ext2 dm_mod dm_flakey dm_log_writes
 dm_snapshot dm_thin_pool dm_delay dm_zero scsi_debug virtio_blk virtio_pci
-virtio_net virtio_console quota_v2 quota_v1 squashfs isofs vfat"
+virtio_net virtio_console quota_v2 quota_v1 squashfs erofs isofs vfat"
 # Debian's packages ship no modules.dep: the dependencies are read from
 # each module's own "depends" field.
 lsmod=$dir/lsmod

@@ -5,7 +5,7 @@
 #   images/mkinitramfs.sh KVER BUILD_DIR OUT.cpio
 #
 # Contents: static busybox; the kernel's own modules the tests use (loop,
-# overlay, xfs, btrfs, fuse and what they depend on) plus shiftfs.ko from
+# overlay, xfs, btrfs, fuse, squashfs, erofs and what they depend on) plus shiftfs.ko from
 # BUILD_DIR/KVER/; the test programs from BUILD_DIR/tests/guest/ and the
 # shell libraries they source (tests/lib/tap.sh and guest-test.sh, as
 # /tests/lib/); shiftctl when built; the host tools the tests drive (mkfs.*, setfacl, setcap,
@@ -70,9 +70,16 @@ copy_prog() {
 # applets of the same name, which lack options the tests need.
 for p in mke2fs mkfs.xfs mkfs.btrfs setfacl getfacl setcap getcap \
 	 getfattr setfattr stress-ng unshare nsenter losetup findmnt mount \
-	 umount setpriv bash find bindfs fusermount kmod debugfs e2fsck flock; do
+	 umount setpriv bash find bindfs fusermount kmod debugfs e2fsck flock \
+	 mksquashfs mkfs.erofs; do
 	copy_prog "$p"
 done
+# glibc loads libgcc_s at run time (unwinding, pthread_exit: mksquashfs's
+# threads); ldd does not list it.
+gcc_s=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
+[ -n "$gcc_s" ] || { echo "mkinitramfs.sh: libgcc_s.so.1 not found on the host" >&2; exit 1; }
+mkdir -p "$root$(dirname "$gcc_s")"
+cp -L "$gcc_s" "$root$gcc_s"
 for p in modprobe insmod rmmod lsmod depmod modinfo; do
 	rm -f "sbin/$p" "bin/$p" "usr/sbin/$p" "usr/bin/$p"
 	ln -s "$(command -v kmod)" "sbin/$p"
@@ -128,7 +135,7 @@ depmod -b "$root" "$kver"
 # their dependencies, as a module in this initramfs or built into this
 # kernel, whatever the flavour (cloud, standard, rt): the guest only logs
 # a failed modprobe, and the tests that need it would fail far from here.
-for m in loop overlay xfs btrfs fuse shiftfs; do
+for m in loop overlay xfs btrfs fuse squashfs erofs shiftfs; do
 	if ! deps=$(modprobe -d "$root" -S "$kver" --show-depends "$m" 2>&1); then
 		echo "mkinitramfs.sh: module $m not found for $kver (neither in the initramfs nor built in):" >&2
 		echo "$deps" | sed 's/^/  /' >&2

@@ -76,7 +76,7 @@ guest|e2e)
 	# chroots of trixie's and sid's kernels (mmdebstrap).
 	pkgs="$pkgs qemu-system-x86 busybox-static cpio kmod e2fsprogs xfsprogs
 	      btrfs-progs acl attr libcap2-bin stress-ng util-linux bindfs
-	      sparse shellcheck perl xz-utils zstd $debpkgs mmdebstrap"
+	      squashfs-tools erofs-utils sparse shellcheck perl xz-utils zstd $debpkgs mmdebstrap"
 	;;
 esac
 if [ "$mode" = e2e ]; then

@@ -434,6 +434,121 @@ int shiftfs_set_acl(struct shiftfs_idmap *idmap, struct inode *inode,
 	dput(dentry);
 	return err;
 }
+
+/*
+ * Before 6.2, a filesystem that leaves ACLs to somebody else (FUSE
+ * without FUSE_POSIX_ACL, its SB_POSIXACL set all the same) passes
+ * system.posix_acl_* through as plain xattrs: its server keeps them,
+ * lists them and hands them back, while its ->get_acl() says "none" and
+ * the kernel checks no permission against them.  Through the generic
+ * handler we would answer "no ACL" for a name the lower listxattr()
+ * lists (and overlayfs's copy-up from us would fail on it).  So where
+ * the kernel's view has none, the lower xattr is asked too, and what it
+ * holds is passed through with its ids translated, as 6.2's
+ * fuse_get_acl() does on every kernel since; permission checks still
+ * see none.  Setting needs nothing: our ->set_acl() writes the lower
+ * xattr, which such a filesystem passes to its server.  Values here
+ * carry initial-namespace ids: the syscall layer converts them for the
+ * caller.
+ */
+static int shiftfs_acl_raw_get(const struct xattr_handler *handler,
+			       struct dentry *dentry, struct inode *inode,
+			       void *value, size_t size)
+{
+	struct shiftfs_fs *fs = SHIFTFS_SB(inode->i_sb);
+	struct dentry *lower = shiftfs_dentry_lower(dentry);
+	struct posix_acl *acl, *up;
+	const struct cred *old;
+	void *buf = NULL;
+	ssize_t len;
+	int tries = 3;
+
+	old = shiftfs_creds_mounter(inode->i_sb);
+	do {
+		len = vfs_getxattr(SHIFTFS_NOP_IDMAP, lower, handler->name,
+				   NULL, 0);
+		if (len <= 0)
+			break;
+		kfree(buf);
+		buf = kmalloc(len, GFP_KERNEL);
+		if (!buf) {
+			len = -ENOMEM;
+			break;
+		}
+		/* -ERANGE: it grew in between; ask again */
+		len = vfs_getxattr(SHIFTFS_NOP_IDMAP, lower, handler->name,
+				   buf, len);
+	} while (len == -ERANGE && --tries);
+	shiftfs_creds_revert(inode->i_sb, old);
+	if (len < 0) {
+		kfree(buf);
+		return len;
+	}
+	acl = posix_acl_from_xattr(&init_user_ns, buf, len);
+	kfree(buf);
+	if (IS_ERR_OR_NULL(acl))
+		return acl ? PTR_ERR(acl) : -ENODATA;
+	up = shiftfs_acl_translate(fs, acl, true);
+	posix_acl_release(acl);
+	if (IS_ERR(up))
+		return PTR_ERR(up);
+	len = posix_acl_to_xattr(&init_user_ns, up, value, size);
+	posix_acl_release(up);
+	return len;
+}
+
+static const struct xattr_handler *
+shiftfs_acl_generic(const struct xattr_handler *handler)
+{
+	return handler->flags == ACL_TYPE_ACCESS ?
+	       &posix_acl_access_xattr_handler :
+	       &posix_acl_default_xattr_handler;
+}
+
+static int shiftfs_acl_xattr_get(const struct xattr_handler *handler,
+				 struct dentry *unused, struct inode *inode,
+				 const char *name, void *value, size_t size)
+{
+	const struct xattr_handler *generic = shiftfs_acl_generic(handler);
+	struct dentry *dentry;
+	int ret;
+
+	ret = generic->get(generic, unused, inode, name, value, size);
+	if (ret != -ENODATA || S_ISLNK(inode->i_mode))
+		return ret;
+	dentry = unused ? dget(unused) : d_find_any_alias(inode);
+	if (!dentry)
+		return ret;
+	ret = shiftfs_acl_raw_get(handler, dentry, inode, value, size);
+	dput(dentry);
+	return ret;
+}
+
+static int shiftfs_acl_xattr_set(const struct xattr_handler *handler,
+				 struct shiftfs_idmap *idmap,
+				 struct dentry *dentry, struct inode *inode,
+				 const char *name, const void *value,
+				 size_t size, int flags)
+{
+	const struct xattr_handler *generic = shiftfs_acl_generic(handler);
+
+	return generic->set(generic, idmap, dentry, inode, name, value, size,
+			    flags);
+}
+
+static const struct xattr_handler shiftfs_acl_access_xattr_handler = {
+	.name	= XATTR_NAME_POSIX_ACL_ACCESS,
+	.flags	= ACL_TYPE_ACCESS,
+	.get	= shiftfs_acl_xattr_get,
+	.set	= shiftfs_acl_xattr_set,
+};
+
+static const struct xattr_handler shiftfs_acl_default_xattr_handler = {
+	.name	= XATTR_NAME_POSIX_ACL_DEFAULT,
+	.flags	= ACL_TYPE_DEFAULT,
+	.get	= shiftfs_acl_xattr_get,
+	.set	= shiftfs_acl_xattr_set,
+};
 #endif
 #endif /* CONFIG_FS_POSIX_ACL */
 
@@ -446,8 +561,8 @@ static const struct xattr_handler shiftfs_xattr_handler = {
 const struct xattr_handler *SHIFTFS_XATTR_CONST shiftfs_xattr_handlers[] = {
 #if defined(CONFIG_FS_POSIX_ACL) && !SHIFTFS_HAVE_ACL_IOPS
 	/* Before they match our catch-all handler. */
-	&posix_acl_access_xattr_handler,
-	&posix_acl_default_xattr_handler,
+	&shiftfs_acl_access_xattr_handler,
+	&shiftfs_acl_default_xattr_handler,
 #endif
 	&shiftfs_xattr_handler,
 	NULL

@@ -5,7 +5,8 @@
 # mounts".  TAP output, run as root in the busybox guest.
 #
 # For each filesystem the guest can make (ext4, xfs, btrfs, tmpfs,
-# overlayfs, and FUSE as bindfs), root in the initial namespaces tries
+# overlayfs, FUSE as bindfs, and the read-only image formats squashfs
+# and erofs), root in the initial namespaces tries
 # to idmap a mount of it (bench-idmap-mount: open_tree(OPEN_TREE_CLONE),
 # mount_setattr(MOUNT_ATTR_IDMAP), move_mount), and the result is printed
 # as one "idmap-table:" line per kernel.  Which filesystems support it is
@@ -70,6 +71,17 @@ mkfs_mount() {
 		mkdir -p "$ROOT/fuse-src"
 		bindfs "$ROOT/fuse-src" "$dir"
 		;;
+	squashfs | erofs)
+		mkdir -p "$ROOT/img-src"
+		echo image > "$ROOT/img-src/f"
+		rm -f "$ROOT/img.$fs"
+		case $fs in
+		squashfs) mksquashfs "$ROOT/img-src" "$ROOT/img.$fs" -quiet -no-progress ;;
+		erofs) mkfs.erofs "$ROOT/img.$fs" "$ROOT/img-src" ;;
+		esac > "$ROOT/mkfs.log" 2>&1 || return 1
+		modprobe -q "$fs" 2> /dev/null
+		mount -o loop,ro -t "$fs" "$ROOT/img.$fs" "$dir"
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -77,7 +89,7 @@ mkfs_mount() {
 kernel=$(uname -r)
 table="idmap-table: $kernel"
 idmap_ext4=n/a
-for fs in ext4 xfs btrfs tmpfs overlay fuse; do
+for fs in ext4 xfs btrfs tmpfs overlay fuse squashfs erofs; do
 	src=$ROOT/src-$fs dst=$ROOT/dst-$fs
 	mkdir -p "$dst"
 	if ! mkfs_mount "$fs" "$src" > "$ROOT/mount.log" 2>&1; then
