@@ -153,9 +153,32 @@ static int shiftfs_create(const char *source, const char *display,
 	return mfd;
 }
 
-/* The filesystem type in the image open on fd, checked to be one. */
-static int probe_type(int fd, const char *image, char *type, size_t typesz)
+/*
+ * The filesystem types an image may hold.  Mounting hands the image's
+ * bytes to that filesystem's driver, as host root: only those the
+ * project supports and tests.  squashfs and erofs, the formats images
+ * ship in, are read-only by design: they are always mounted read-only.
+ */
+static const struct {
+	const char *name;
+	bool ro_only;
+} image_types[] = {
+	{ "ext4", false },
+	{ "xfs", false },
+	{ "btrfs", false },
+	{ "squashfs", true },
+	{ "erofs", true },
+};
+#define N_IMAGE_TYPES (sizeof(image_types) / sizeof(image_types[0]))
+
+/*
+ * The filesystem type in the image open on fd, checked to be one of
+ * image_types; *ro_only says whether it can only be read.
+ */
+static int probe_type(int fd, const char *image, char *type, size_t typesz,
+		      bool *ro_only)
 {
+	size_t i;
 	const char *val = NULL, *usage = NULL;
 	blkid_probe pr;
 	int rc, ret = 0;
@@ -173,7 +196,7 @@ static int probe_type(int fd, const char *image, char *type, size_t typesz)
 					      BLKID_SUBLKS_USAGE);
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 1) {
-		warnx("%s: no filesystem found (not an ext4, xfs or btrfs image?)",
+		warnx("%s: no filesystem found (not an ext4, xfs, btrfs, squashfs or erofs image?)",
 			 image);
 		ret = -EINVAL;
 	} else if (rc == -2) {
@@ -191,17 +214,18 @@ static int probe_type(int fd, const char *image, char *type, size_t typesz)
 		warnx("%s: holds %s (%s), not a filesystem", image, val,
 			 usage);
 		ret = -EINVAL;
-	} else if (strcmp(val, "ext4") && strcmp(val, "xfs") &&
-		   strcmp(val, "btrfs")) {
-		/*
-		 * Mounting hands the image's bytes to that filesystem's
-		 * driver, as host root: only those the project supports.
-		 */
-		warnx("%s: holds a %s filesystem: only ext4, xfs and btrfs are mounted",
-			 image, val);
-		ret = -EINVAL;
 	} else {
-		snprintf(type, typesz, "%s", val);
+		for (i = 0; i < N_IMAGE_TYPES; i++)
+			if (!strcmp(val, image_types[i].name))
+				break;
+		if (i == N_IMAGE_TYPES) {
+			warnx("%s: holds a %s filesystem: only ext4, xfs, btrfs, squashfs and erofs are mounted",
+			      image, val);
+			ret = -EINVAL;
+		} else {
+			snprintf(type, typesz, "%s", val);
+			*ro_only = image_types[i].ro_only;
+		}
 	}
 	blkid_free_probe(pr);
 	return ret;
@@ -646,17 +670,21 @@ out:
 	return mfd;
 }
 
-int shift_build(const char *src, const struct shift_opts *o)
+int shift_build(const char *src, const struct shift_opts *opts)
 {
+	struct shift_opts used, *o = &used;
 	char loopdev[32] = "", fstype[32];
 	_cleanup_close_ int loopfd = -EBADF, lowerfd = -EBADF, fd = -EBADF;
 	_cleanup_close_ int rwfd = -EBADF;
 	_cleanup_free_ char *abs = NULL;
 	const char *dev = src;
 	bool shared = true;	/* a block device or a loop device found */
+	bool ro_only = false;
 	struct statvfs sv;
 	struct stat st;
 	int ret;
+
+	used = *opts;
 
 	if (stat(src, &st)) {
 		ret = -errno;
@@ -707,9 +735,14 @@ int shift_build(const char *src, const struct shift_opts *o)
 	fd = open_checked(abs, &st, true);
 	if (fd < 0)
 		return fd;
-	ret = probe_type(fd, abs, fstype, sizeof(fstype));
+	ret = probe_type(fd, abs, fstype, sizeof(fstype), &ro_only);
 	if (ret)
 		return ret;
+	/* squashfs, erofs: read-only whether --ro was given or not */
+	if (ro_only && !o->ro) {
+		sc_debug("%s: %s is read-only: mounting it read-only", src, fstype);
+		o->ro = true;
+	}
 	if (S_ISREG(st.st_mode)) {
 		/* one shiftctl at a time finds, attaches and mounts an image */
 		if (flock(fd, LOCK_EX)) {

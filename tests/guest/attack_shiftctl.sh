@@ -127,14 +127,14 @@ image_is_directory_mounts_as_directory() {
 }
 
 # Root mounting a user's image hands its bytes to a filesystem driver: only
-# the three the project supports (a FAT image here: mkdosfs is in busybox).
+# the five the project supports (a FAT image here: mkdosfs is in busybox).
 image_other_filesystem_refused() {
 	command -v mkdosfs > /dev/null || { echo "no mkdosfs"; exit 77; }
 	dd if=/dev/zero of="$W/disk.img" bs=1024 count=4096 2>/dev/null
 	mkdosfs "$W/disk.img" > /dev/null 2>&1 || fail "mkdosfs"
 	mkdir "$W/mnt"
 	sc 1 mount -u 0:100000:65536 -g 0:100000:65536 "$W/disk.img" "$W/mnt"
-	has err "$W/disk.img: holds a vfat filesystem: only ext4, xfs and btrfs are mounted"
+	has err "$W/disk.img: holds a vfat filesystem: only ext4, xfs, btrfs, squashfs and erofs are mounted"
 	same_mounts
 	no_loop "$W/disk.img"
 }

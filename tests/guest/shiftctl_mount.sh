@@ -10,7 +10,7 @@
 # Every test runs in a subshell in its own directory under /tmp; a test
 # fails at its first failed check and its log is shown as "# " lines.
 #
-# Some 650 lines in one file: every test shares the cleanup checks (no
+# Some 900 lines in one file: every test shares the cleanup checks (no
 # mount, loop device or directory left behind) and the namespace helpers.
 set -u
 
@@ -66,6 +66,18 @@ make_image() {
 	truncate -s 32M "$1"
 	mkfs.ext4 -q -F -d "$W/imgsrc" "$1" > /dev/null 2>&1 ||
 		fail "mkfs.ext4 -d failed"
+}
+
+# A squashfs or erofs image ($1) at $2 holding make_tree's files: the
+# formats images ship in, read-only by design.
+make_ro_image() {
+	modprobe -q "$1" 2> /dev/null
+	grep -qw "$1" /proc/filesystems || skip "no $1 in this kernel"
+	make_tree "$W/imgsrc"
+	case $1 in
+	squashfs) mksquashfs "$W/imgsrc" "$2" -noappend -quiet -no-progress ;;
+	erofs) mkfs.erofs "$2" "$W/imgsrc" ;;
+	esac > "$W/mkfs.log" 2>&1 || fail "cannot make the $1 image: $(cat "$W/mkfs.log")"
 }
 
 # ---- tests ----------------------------------------------------------------
@@ -257,6 +269,32 @@ mount_xfs_image() {
 	same_mounts
 	no_loop "$W/xfs.img"
 }
+
+# No --ro: the image's format is read-only, so are its loop device, its
+# filesystem and the shiftfs mount; the ids are shifted as on ext4.
+mount_ro_format_image() {
+	make_ro_image "$1" "$W/$1.img"
+	mkdir "$W/mnt"
+	sc 0 mount -u 0:100000:65536 -g 0:100000:65536 "$W/$1.img" "$W/mnt"
+	has err "$1 is read-only: mounting it read-only"
+	[ "$(fstype_of "$W/mnt")" = shiftfs ] || fail "not shiftfs"
+	loop=$(loops_of "$W/$1.img")
+	[ -n "$loop" ] || fail "no loop device backs the image"
+	[ "$(cat "$loop/ro")" = 1 ] || fail "$loop is not read-only"
+	has_opt "$W/mnt" ro || fail "mount is not read-only: $(mnt_opts "$W/mnt")"
+	[ "$(owner "$W/mnt/root-file")" = 100000:100000 ] || fail "root-file: $(owner "$W/mnt/root-file")"
+	[ "$(owner "$W/mnt/user-file")" = 101000:101000 ] || fail "user-file: $(owner "$W/mnt/user-file")"
+	[ "$(cat "$W/mnt/root-file")" = root ] || fail "content"
+	touch "$W/mnt/new" 2> "$W/touch.err" && fail "a write to the $1 image worked"
+	grep -q 'Read-only file system' "$W/touch.err" || fail "touch: $(cat "$W/touch.err")"
+	sc 0 list
+	has out "$W/$1.img"
+	sc 0 umount "$W/mnt"
+	same_mounts
+	no_loop "$W/$1.img"
+}
+mount_squashfs_image() { mount_ro_format_image squashfs; }
+mount_erofs_image() { mount_ro_format_image erofs; }
 
 umount_busy_and_foreign() {
 	make_image "$W/disk.img"
@@ -789,6 +827,42 @@ image_open_for_write_refused() {
 	no_loop "$W/disk.img"
 	same_mounts
 }
+# A container gets a squashfs image shifted to its ids, read-only, and
+# makes its own writable layer over it: overlayfs mounted by its root in
+# its user namespace, upper on its own tmpfs, as lxc-copy -e gives a
+# clone.  What it writes there is its own; the image stays as it was.
+attach_squashfs_writable_layer() {
+	make_ro_image squashfs "$W/sq.img"
+	sum=$(sha256sum < "$W/sq.img")
+	kid=$(userns_child mntns) || fail "$kid"
+	sc 0 attach --path /mnt/img "$kid" "$W/sq.img"
+	inside() { nsenter -t "$kid" -U -m sh -c "$1"; }
+	[ "$(inside 'stat -c %u:%g /mnt/img/root-file')" = 0:0 ] ||
+		fail "root-file inside: $(inside 'stat -c %u:%g /mnt/img/root-file')"
+	inside 'touch /mnt/img/new' 2> /dev/null && fail "the container wrote to the squashfs image"
+	mkdir "$W/rw"
+	chown 100000:100000 "$W/rw"
+	inside "mount -t tmpfs tmpfs $W/rw && mkdir $W/rw/upper $W/rw/work $W/rw/root &&
+		mount -t overlay -o lowerdir=/mnt/img,upperdir=$W/rw/upper,workdir=$W/rw/work overlay $W/rw/root" \
+		> "$W/ovl.log" 2>&1 || fail "the container's overlay: $(cat "$W/ovl.log")"
+	inside "echo new > $W/rw/root/new-file && chown 1000:1000 $W/rw/root/new-file &&
+		echo changed > $W/rw/root/user-file && mkdir $W/rw/root/sub/dir" ||
+		fail "the container cannot write to its layer"
+	[ "$(inside "stat -c %u:%g $W/rw/root/new-file")" = 1000:1000 ] ||
+		fail "new-file: $(inside "stat -c %u:%g $W/rw/root/new-file")"
+	[ "$(inside "stat -c %u:%g $W/rw/root/user-file")" = 1000:1000 ] ||
+		fail "copied-up user-file: $(inside "stat -c %u:%g $W/rw/root/user-file")"
+	[ "$(inside "stat -c %u:%g $W/rw/root/sub")" = 0:0 ] ||
+		fail "copied-up sub: $(inside "stat -c %u:%g $W/rw/root/sub")"
+	[ "$(inside "cat $W/rw/root/user-file")" = changed ] || fail "the layer lost the write"
+	[ "$(inside 'cat /mnt/img/user-file')" = user ] || fail "the write reached the image"
+	inside "umount $W/rw/root && umount $W/rw" || fail "cannot unmount the layer"
+	sc 0 detach "$kid" /mnt/img
+	kill "$kid"
+	rmdir /mnt/img 2> /dev/null
+	no_loop "$W/sq.img"
+	[ "$(sha256sum < "$W/sq.img")" = "$sum" ] || fail "the image file changed"
+}
 
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root"
 command -v "$SC" > /dev/null || tap_skip_all "shiftctl not installed"
@@ -803,6 +877,8 @@ t mount_identity_pid_refused
 t mount_ext4_image
 t mount_ext4_image_ro
 t mount_xfs_image
+t mount_squashfs_image
+t mount_erofs_image
 t umount_busy_and_foreign
 t bad_missing_source
 t bad_missing_target
@@ -816,6 +892,7 @@ t bad_corrupt_ext4_image
 t attach_detach_image
 t attach_container_root_writes_as_image_root
 t attach_dir_custom_path
+t attach_squashfs_writable_layer
 t mount_340_extents
 t mark_mount_from_userns_unmark
 t attach_failures_leave_nothing
