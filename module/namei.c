@@ -347,12 +347,24 @@ static __always_inline int shiftfs_revalidate_fast(struct dentry *dentry)
  * count there as on the plain tree.  Ref walk refreshes them in
  * shiftfs_revalidate_common().  A handful of loads, stores on change
  * only (shiftfs_copy_access()).
+ *
+ * Not for directories, every component but the last of a walk: the VFS
+ * reads a directory's owner and mode only after our ->permission() on
+ * it has refreshed them (may_lookup() before it descends, and the
+ * nd->dir_uid/dir_mode the link and sticky checks use are taken right
+ * after; open, getattr and the sticky checks of unlink and rename, in
+ * ref walk, call us first).  We set no IOP_FASTPERM_MAY_EXEC, so no
+ * kernel skips that ->permission().  Half the refreshes of a
+ * two-component stat, without reopening what they closed.
  */
 static __always_inline void shiftfs_revalidate_access(struct dentry *dentry)
 {
-	struct inode *inode = d_inode_rcu(dentry);
+	struct inode *inode;
 	struct inode *lower;
 
+	if (d_is_dir(dentry))
+		return;
+	inode = d_inode_rcu(dentry);
 	if (!inode)
 		return;
 	/* NULL: being evicted; the walk will find out (d_seq) */
@@ -361,19 +373,44 @@ static __always_inline void shiftfs_revalidate_access(struct dentry *dentry)
 		shiftfs_copy_access(inode, lower);
 }
 
+/* The refresh, out of line: the fast path below keeps no stack frame. */
+static noinline int shiftfs_revalidate_access_slow(struct dentry *dentry)
+{
+	shiftfs_revalidate_access(dentry);
+	return 1;
+}
+
+/* RCU walk, when the fast path cannot say: everything, then the refresh. */
+static noinline int shiftfs_revalidate_rcu_slow(struct dentry *dentry,
+						unsigned int flags)
+{
+	int ret = shiftfs_revalidate_common(dentry, flags, false);
+
+	if (likely(ret > 0))
+		shiftfs_revalidate_access(dentry);
+	return ret;
+}
+
 static int shiftfs_d_revalidate(SHIFTFS_D_REVALIDATE_ARGS)
 {
+	struct inode *inode, *lower;
 	int ret;
 
-	if (likely(flags & LOOKUP_RCU)) {
-		ret = shiftfs_revalidate_fast(dentry);
-		if (unlikely(!ret))
-			ret = shiftfs_revalidate_common(dentry, flags, false);
-		if (likely(ret > 0))
-			shiftfs_revalidate_access(dentry);
-		return ret;
-	}
-	return shiftfs_revalidate_common(dentry, flags, false);
+	if (unlikely(!(flags & LOOKUP_RCU)))
+		return shiftfs_revalidate_common(dentry, flags, false);
+	ret = shiftfs_revalidate_fast(dentry);
+	if (unlikely(ret <= 0))
+		return ret ?: shiftfs_revalidate_rcu_slow(dentry, flags);
+	/* Loads and compares only, while nothing needs refreshing. */
+	if (d_is_dir(dentry))
+		return 1;
+	inode = d_inode_rcu(dentry);
+	if (!inode)
+		return 1;
+	lower = shiftfs_inode_lower_rcu(inode);
+	if (!lower || shiftfs_access_current(inode, lower))
+		return 1;
+	return shiftfs_revalidate_access_slow(dentry);
 }
 
 static int shiftfs_d_weak_revalidate(struct dentry *dentry,

@@ -268,6 +268,30 @@ static inline void shiftfs_copy_access(struct inode *inode,
 }
 
 /*
+ * RCU walk, on a non-directory: are owner and mode as they are
+ * underneath?  Those are what the VFS reads from it there before it
+ * calls us, if it does (protected_symlinks, _fifos and _regular read the
+ * owner; protected_hardlinks the owner and the setuid and setgid bits).
+ * The group and the append-only and immutable flags are read only after
+ * a ->permission() or a ->setattr() of ours has refreshed them, or are
+ * checked again underneath (link()).  Loads and compares only, for the
+ * fast path of d_revalidate(); on a difference shiftfs_copy_access()
+ * refreshes everything.  The barrier is shiftfs_copy_access()'s: our
+ * owner, read by the VFS after this, is at least as new as the record
+ * found to match.
+ */
+static inline bool shiftfs_access_current(const struct inode *inode,
+					  const struct inode *lower)
+{
+	bool same = READ_ONCE(lower->i_uid.val) ==
+		    READ_ONCE(SHIFTFS_I(inode)->lower_uid.val);
+
+	/* the record before the owner it vouches for */
+	smp_rmb();
+	return same && inode->i_mode == READ_ONCE(lower->i_mode);
+}
+
+/*
  * The size and the link count: what the VFS reads from our inode without
  * calling us first (copy_file_range() and remap checks, link()).
  */
