@@ -104,19 +104,35 @@ append="console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init no_timer_check
 [ -n "$icount" ] && append="$append shiftfs.clock=icount"
 append="$append$extra"
 
+# boot: one guest boot, its TAP shown as it comes; qrc its exit status.
+boot() {
+	: > "$console"
+	: > "$tap"
+	start=$(date +%s)
+	timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m "$mem" -smp $smp \
+		-nodefaults -display none -no-reboot \
+		-kernel "$kernel" -initrd "$initrd" -append "$append" \
+		-serial "file:$console" -serial "file:$tap" \
+		</dev/null >"$logs/qemu.log" 2>&1 &
+	qpid=$!
+	tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
+	wait $qpid
+	qrc=$?
+	end=$(date +%s)
+	echo "run-guest.sh: guest ran $((end - start))s (qemu exit $qrc)"
+}
+
 echo "run-guest.sh: booting $kver ($accel${icount:+, icount}), logs in $logs/"
-start=$(date +%s)
-timeout -k 5 "$limit" qemu-system-x86_64 $cpu -m "$mem" -smp $smp \
-	-nodefaults -display none -no-reboot \
-	-kernel "$kernel" -initrd "$initrd" -append "$append" \
-	-serial "file:$console" -serial "file:$tap" \
-	</dev/null >"$logs/qemu.log" 2>&1 &
-qpid=$!
-tail -n +1 -f --pid=$qpid "$tap" 2>/dev/null | tr -d '\r'
-wait $qpid
-qrc=$?
-end=$(date +%s)
-echo "run-guest.sh: guest ran $((end - start))s (qemu exit $qrc)"
+rm -f "$logs/console.boot-crash.log"
+boot
+# A crash of the guest kernel itself while it boots, before its init
+# and any module (tests/boot-crash.sh: the emulator, not us): once more,
+# the first console kept.  Any other crash fails the run below.
+if "$here/boot-crash.sh" "$console" "$tap"; then
+	cp "$console" "$logs/console.boot-crash.log"
+	echo "run-guest.sh: the guest kernel crashed while booting, before its init ran and before any module was loaded (an emulator fault: $logs/console.boot-crash.log); booting once more"
+	boot
+fi
 
 failed_reasons=
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then

@@ -31,6 +31,23 @@ printf '[    1.0] Linux version 6.1\n[    2.0] shiftfs-init: running x\n' > "$tm
 "$here/scan-kernel-log.sh" "$tmp/clean" >/dev/null
 check $? "scan accepts a clean log"
 
+# The boot-crash rule (tests/boot-crash.sh): a guest kernel that crashed
+# while booting, before its init wrote anything and before any module
+# was loaded, is the emulator's and is booted once more; nothing else is.
+printf '[    5.5] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\r\n[    5.6] Modules linked in:\r\n[    5.7] Kernel panic - not syncing: Fatal exception in interrupt\r\n' > "$tmp/bc-oops"
+: > "$tmp/bc-notap"
+printf 'TAP version 13\n' > "$tmp/bc-tap"
+printf '[    9.0] Oops: 0000 [#1] PREEMPT SMP NOPTI\n[    9.1] Modules linked in: shiftfs(O) loop\n' > "$tmp/bc-module"
+printf '[    1.0] Linux version 6.1\n' > "$tmp/bc-hang"
+"$here/boot-crash.sh" "$tmp/bc-oops" "$tmp/bc-notap"
+check $? "boot-crash: an oops before the init and any module is booted once more"
+! "$here/boot-crash.sh" "$tmp/bc-module" "$tmp/bc-notap"
+check $? "boot-crash: an oops with a module loaded is not"
+! "$here/boot-crash.sh" "$tmp/bc-oops" "$tmp/bc-tap"
+check $? "boot-crash: an oops after the init wrote TAP is not"
+! "$here/boot-crash.sh" "$tmp/bc-hang" "$tmp/bc-notap"
+check $? "boot-crash: a boot that stops without an oops is not"
+
 # One report of each class the scan looks for (a WARN in the format of
 # 6.x, then of 7.x: file:line at function, then the CPU).
 for report in \
