@@ -73,8 +73,6 @@ done
 mkdir -p "$logs"
 console=$logs/console.log
 tap=$logs/tap.log
-: > "$console"
-: > "$tap"
 
 # KVM if it works here, else TCG (tests/lib/kvm-probe.sh).
 . "$here/lib/kvm-probe.sh"
